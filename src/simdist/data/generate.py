@@ -1,0 +1,204 @@
+"""Diverse simulation data (paper Alg. 2 / Appendix A), for any task implementing the Task protocol.
+
+Each episode is run by the privileged expert with probability `expert_prob`, otherwise by a uniformly chosen
+sub-optimal policy. Gaussian action noise is switched on for U[on] steps and off for U[off] steps, in
+alternation; its per-dimension std is drawn from U[noise_std_range] (action units) once per environment
+instance — here every episode is a fresh instance, so the dataset spans the whole range even with few
+worker processes. Every step records o_t, a_t (after noise), g_t, the dense reward r_t, the expert critic
+V^e(s_t) at the state of o_t, and whether a_t is the uncorrupted expert's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing as mp
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.tasks.base import COMMAND_KEY
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    expert_prob: float = 0.5
+    noise_on_steps: tuple[int, int] = (1, 5)  # inclusive range of a noise-on window
+    noise_off_steps: tuple[int, int] = (5, 10)  # inclusive range of a noise-off window
+    noise_std_range: tuple[float, float] = (0.05, 0.5)  # per instance and action dimension, action units
+    never_noise_prob: float = 0.0  # share of instances that are never noised
+    start_noised_prob: float = 0.5
+    episodes_per_file: int = 50
+
+
+GENERATION_PRESETS = {
+    # Paper, manipulation: on U[1,5], off U[5,10] (the std range is not published; ours is in bounded units).
+    "manipulation": GenerationConfig(),
+    # Paper/authors, quadruped: on U[1,50), off U[25,500), σ ~ U[0.05, 2.5] per joint, 2.5 % never noised.
+    "quadruped": GenerationConfig(noise_on_steps=(1, 49), noise_off_steps=(25, 499),
+                                  noise_std_range=(0.05, 2.5), never_noise_prob=0.025),
+}
+
+
+def generation_preset(name: str) -> GenerationConfig:
+    if name not in GENERATION_PRESETS:
+        raise KeyError(f"unknown generation preset {name!r}; valid presets: {sorted(GENERATION_PRESETS)}")
+    return GENERATION_PRESETS[name]
+
+
+class NoiseWindows:
+    """Alternating on/off noise windows for one environment instance."""
+
+    def __init__(self, cfg: GenerationConfig, action_dim: int, rng: np.random.Generator):
+        self.cfg, self.rng = cfg, rng
+        self.std = rng.uniform(*cfg.noise_std_range, size=action_dim)
+        self.never = rng.random() < cfg.never_noise_prob
+        self.on = (not self.never) and rng.random() < cfg.start_noised_prob
+        self.left = self._duration()
+
+    def _duration(self) -> int:
+        lo, hi = self.cfg.noise_on_steps if self.on else self.cfg.noise_off_steps
+        return int(self.rng.integers(lo, hi + 1))
+
+    def step(self) -> bool:
+        """Whether this step is noised; advances the window timer."""
+        noised = self.on
+        self.left -= 1
+        if self.left <= 0 and not self.never:
+            self.on = not self.on
+            self.left = self._duration()
+        return noised
+
+
+def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig,
+                rng: np.random.Generator) -> Episode:
+    spec = task.spec
+    low, high = np.array(spec.action_low), np.array(spec.action_high)
+    noise = NoiseWindows(cfg, spec.action_dim, rng)
+    obs, info = env.reset(seed=int(rng.integers(1 << 31)))
+    policy.reset(rng)
+    rec: dict[str, list] = {k: [] for k in ("action", "command", "reward", "value", "expert", "infos")}
+    rec_obs: dict[str, list] = {g: [] for g in spec.obs_shapes}
+    for _ in range(spec.episode_steps):
+        state = info["privileged"]
+        action = np.asarray(policy.act(state), np.float64)
+        noised = noise.step()
+        if noised:
+            action = action + rng.normal(0.0, noise.std)
+        action = np.clip(action, low, high)
+        for g in spec.obs_shapes:
+            rec_obs[g].append(obs[g])
+        if spec.command_dim:
+            rec["command"].append(obs[COMMAND_KEY])
+        rec["value"].append(critic.value(state))
+        rec["expert"].append(is_expert and not noised)
+        rec["action"].append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        rec["reward"].append(reward)
+        rec["infos"].append(info)
+        if terminated or truncated:
+            break
+    metrics = task.episode_metrics(rec["infos"])
+    return Episode(
+        obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
+        action=np.asarray(rec["action"], np.float32),
+        command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
+        reward=np.asarray(rec["reward"], np.float32), value=np.asarray(rec["value"], np.float32),
+        expert=np.asarray(rec["expert"], bool), success=bool(metrics.get("success", 0.0)),
+        source_policy=policy.name, metrics=metrics,
+    )
+
+
+def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, cfg: GenerationConfig,
+            physics, queue) -> None:
+    import torch
+
+    from simdist.tasks import get_task
+
+    torch.set_num_threads(1)
+    task = get_task(task_name)
+    rng = np.random.default_rng([seed, worker])
+    env = task.make_env("sim", physics, seed=seed * 1000 + worker)
+    expert, others, critic = task.expert(), list(task.suboptimal_policies()), task.critic()
+    buffer: list[Episode] = []
+    for i in range(n_episodes):
+        use_expert = not others or rng.random() < cfg.expert_prob
+        policy = expert if use_expert else others[int(rng.integers(len(others)))]
+        buffer.append(run_episode(task, env, policy, use_expert, critic, cfg, rng))
+        if len(buffer) == cfg.episodes_per_file or i == n_episodes - 1:
+            write_episodes(out, buffer, name=f"s{seed}_w{worker}_{i // cfg.episodes_per_file:05d}")
+            buffer = []
+        if queue is not None:
+            queue.put(1)
+
+
+def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int = 0,
+             cfg: GenerationConfig | None = None, physics=None, progress: bool = True) -> dict:
+    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics."""
+    cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
+    spec = task.spec
+    create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
+                                    obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
+                                    command_dim=spec.command_dim, action_low=spec.action_low,
+                                    action_high=spec.action_high, notes=f"Alg. 2 generation {asdict(cfg)}"))
+    task.critic()  # fail early, before starting workers, if the critic is missing
+    shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
+    start = time.perf_counter()
+    bar = tqdm(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
+    if workers == 1:
+        class _Bar:
+            put = staticmethod(lambda n: bar.update(n))
+        _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar)
+    else:
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue))
+                 for w, n in enumerate(shares) if n]
+        for p in procs:
+            p.start()
+        done = 0
+        while done < episodes:
+            if not any(p.is_alive() for p in procs) and queue.empty():
+                break
+            try:
+                queue.get(timeout=1.0)
+            except Exception:
+                continue
+            done += 1
+            bar.update(1)
+        for p in procs:
+            p.join()
+        failed = [p.exitcode for p in procs if p.exitcode]
+        if failed:
+            raise RuntimeError(f"{len(failed)} generation worker(s) failed (exit codes {failed}); see the log above")
+    bar.close()
+    stats = dataset_statistics(out)
+    stats["wall_s"] = time.perf_counter() - start
+    stats["episodes_per_s"] = episodes / stats["wall_s"]
+    stats["transitions_per_s"] = stats["steps_generated"] / stats["wall_s"] if "steps_generated" in stats else None
+    Path(out, "stats.json").write_text(json.dumps(stats, indent=2))
+    return stats
+
+
+def dataset_statistics(root: str | Path) -> dict:
+    """Episode count, steps, success by source policy, share of uncorrupted expert actions, reward."""
+    info, episodes = load_episodes(root)
+    steps = sum(len(e) for e in episodes)
+    by_source: dict[str, list[bool]] = {}
+    for e in episodes:
+        by_source.setdefault(e.source_policy, []).append(e.success)
+    labelled = [e for e in episodes if e.expert is not None]
+    return {
+        "task": info.task, "domain": info.domain, "episodes": len(episodes), "steps": steps,
+        "steps_generated": steps, "robot_minutes": steps * info.control_period_s / 60.0,
+        "expert_action_share": float(np.mean(np.concatenate([e.expert for e in labelled]))) if labelled else None,
+        "mean_step_reward": float(np.mean(np.concatenate([e.reward for e in labelled]))) if labelled else None,
+        "success_rate": float(np.mean([e.success for e in episodes])) if episodes else 0.0,
+        "success_by_source": {k: {"episodes": len(v), "success_rate": float(np.mean(v))} for k, v in sorted(by_source.items())},
+    }

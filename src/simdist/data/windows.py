@@ -1,0 +1,107 @@
+"""(H history, T future) training windows over episodes, gathered as whole batches from memory.
+
+A window at step t of an episode [s, e) holds
+    history   o_{t-H..t-1}, a_{t-H..t-1}  (before the episode start: the first observation and zero actions,
+                                          as the robot's ring buffer is filled at reset)
+    current   o_t (every group), g_t
+    future    a_{t..t+T-1}, o_{t+1..t+T}, g_{t+1..t+T}, r_{t..t+T-1}, v_{t+1..t+T}, expert_{t..t+T-1}
+so t ranges over [s, e-1-T] and a window never crosses an episode. Batches are built with vectorised
+indexing (no worker processes), which keeps a 2-core trainer fed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from simdist.data.episodes import DatasetError, DatasetInfo, Episode
+
+
+@dataclass
+class Stats:
+    mean: np.ndarray
+    std: np.ndarray
+
+
+class WindowDataset:
+    def __init__(self, info: DatasetInfo, episodes: list[Episode], history: int, horizon: int,
+                 device: torch.device | str = "cpu"):
+        usable = [e for e in episodes if len(e) > horizon]
+        if not usable:
+            raise DatasetError(f"no episode is longer than the horizon T={horizon}; nothing to train on")
+        self.info, self.H, self.T, self.device = info, history, horizon, torch.device(device)
+        lengths = np.array([len(e) for e in usable])
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        self.n_episodes = len(usable)
+        self.n_steps = int(lengths.sum())
+        cat = lambda arrs: torch.as_tensor(np.concatenate(arrs), dtype=torch.float32, device=self.device)
+        self.obs = {g: cat([e.obs[g] for e in usable]) for g in info.obs_shapes}
+        self.action = cat([e.action for e in usable])
+        self.command = cat([e.command for e in usable]) if info.command_dim else None
+        self.labelled_steps = np.concatenate([
+            np.full(len(e), all(getattr(e, k) is not None for k in ("reward", "value", "expert"))) for e in usable])
+        zeros = lambda e: np.zeros(len(e), np.float32)
+        self.reward = cat([e.reward if e.reward is not None else zeros(e) for e in usable])
+        self.value = cat([e.value if e.value is not None else zeros(e) for e in usable])
+        self.expert = cat([e.expert.astype(np.float32) if e.expert is not None else zeros(e) for e in usable])
+        self.labelled = torch.as_tensor(self.labelled_steps, dtype=torch.float32, device=self.device)
+        # Per step: index of its episode's first step; valid window starts.
+        self.episode_start = torch.as_tensor(np.repeat(starts, lengths), device=self.device)
+        self.window_episode = np.concatenate([np.full(L - horizon, i) for i, L in enumerate(lengths)])
+        self.window_t = np.concatenate([np.arange(s, s + L - horizon) for s, L in zip(starts, lengths)])
+
+    def __len__(self) -> int:
+        return len(self.window_t)
+
+    def split(self, val_fraction: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Window indices split by *episode*, so validation windows come from unseen episodes."""
+        rng = np.random.default_rng(seed)
+        n_val = int(round(self.n_episodes * val_fraction))
+        if val_fraction > 0 and self.n_episodes > 1:
+            n_val = max(1, min(n_val, self.n_episodes - 1))
+        val_eps = rng.permutation(self.n_episodes)[:n_val]
+        is_val = np.isin(self.window_episode, val_eps)
+        return np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+    def batch(self, window_ids: np.ndarray) -> dict:
+        t = torch.as_tensor(self.window_t[window_ids], device=self.device)
+        H, T = self.H, self.T
+        s = self.episode_start[t]
+        hist = t[:, None] + torch.arange(-H, 0, device=self.device)
+        before = hist < s[:, None]
+        hist_c = torch.maximum(hist, s[:, None])
+        fut = t[:, None] + torch.arange(0, T, device=self.device)  # a_t..a_{t+T-1}
+        nxt = fut + 1  # o_{t+1..t+T}
+        hist_action = self.action[hist_c] * (~before).unsqueeze(-1)
+        out = {
+            "obs": {g: v[t] for g, v in self.obs.items()},
+            "hist_proprio": self.obs["proprio"][hist_c],
+            "hist_action": hist_action,
+            "actions": self.action[fut],
+            "future_obs": {g: v[nxt] for g, v in self.obs.items()},
+            "rewards": self.reward[fut],
+            "values": self.value[nxt],
+            "expert": self.expert[fut],
+            "labelled": self.labelled[t],
+        }
+        if self.command is not None:
+            out["commands"] = self.command[torch.cat((t[:, None], nxt), dim=1)]
+        return out
+
+    def statistics(self) -> dict[str, Stats]:
+        """Per-dimension mean/std of every normalised field (labels from labelled steps only)."""
+        def stats(x: torch.Tensor) -> Stats:
+            x = x.double()
+            return Stats(x.mean(0).float().numpy(), x.std(0, unbiased=False).float().numpy())
+
+        out = {g: stats(v) for g, v in self.obs.items()}
+        out["action"] = stats(self.action)
+        if self.command is not None:
+            out["command"] = stats(self.command)
+        mask = torch.as_tensor(self.labelled_steps)
+        if mask.any():
+            out["reward"] = stats(self.reward[mask])
+            out["value"] = stats(self.value[mask])
+        return out

@@ -1,0 +1,150 @@
+"""A privileged critic V^e(s) fitted on discounted returns of the expert, for tasks without a PPO critic.
+
+States come from expert rollouts whose actions are perturbed in random windows, so the critic also sees
+the off-expert states that the dataset will contain; returns are those of the *expert* continuing from
+each state (rollouts run past the episode length so late states still see a long discounted tail).
+Saved as `critic.safetensors` + `critic.json`; nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from simdist.model.layers import MLP
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CriticFitConfig:
+    episodes: int = 200
+    rollout_factor: float = 2.0  # roll out this many episode lengths; label the first one
+    perturb_prob: float = 0.5  # share of episodes with random-action windows before the expert takes over
+    hidden: tuple[int, ...] = (128, 128)
+    epochs: int = 300
+    lr: float = 3e-3
+    val_fraction: float = 0.2
+    seed: int = 0
+
+
+class MLPCritic(nn.Module):
+    """z-scored privileged state → MLP → return (de-normalised)."""
+
+    def __init__(self, state_dim: int, hidden: tuple[int, ...]):
+        super().__init__()
+        self.hidden = tuple(hidden)
+        self.net = MLP(state_dim, self.hidden, 1)
+        self.register_buffer("state_mean", torch.zeros(state_dim))
+        self.register_buffer("state_std", torch.ones(state_dim))
+        self.register_buffer("return_mean", torch.zeros(()))
+        self.register_buffer("return_std", torch.ones(()))
+
+    def forward(self, states: torch.Tensor) -> torch.Tensor:
+        x = (states - self.state_mean) / self.state_std
+        return self.net(x).squeeze(-1) * self.return_std + self.return_mean
+
+    @torch.no_grad()
+    def value(self, privileged: np.ndarray) -> float:
+        return float(self(torch.as_tensor(np.asarray(privileged, np.float32))[None])[0])
+
+    def save(self, directory: str | Path, meta: dict) -> None:
+        directory = Path(directory)
+        save_file({k: v.contiguous() for k, v in self.state_dict().items()}, str(directory / "critic.safetensors"))
+        payload = {"state_dim": int(self.state_mean.shape[0]), "hidden": list(self.hidden), **meta}
+        (directory / "critic.json").write_text(json.dumps(payload, indent=2))
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "MLPCritic":
+        directory = Path(directory)
+        meta = json.loads((directory / "critic.json").read_text())
+        critic = cls(meta["state_dim"], tuple(meta["hidden"]))
+        critic.load_state_dict(load_file(str(directory / "critic.safetensors")))
+        return critic.eval()
+
+
+def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    out = np.zeros_like(rewards, dtype=np.float64)
+    acc = 0.0
+    for i in range(len(rewards) - 1, -1, -1):
+        acc = rewards[i] + gamma * acc
+        out[i] = acc
+    return out
+
+
+def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(privileged states, expert discounted returns) from perturbed-then-expert rollouts in `sim`."""
+    rng = np.random.default_rng(cfg.seed)
+    spec, expert = task.spec, task.expert()
+    env = task.make_env("sim", seed=cfg.seed)
+    low, high = np.array(spec.action_low), np.array(spec.action_high)
+    L = spec.episode_steps
+    states, returns = [], []
+    for ep in range(cfg.episodes):
+        _, info = env.reset(seed=int(rng.integers(1 << 31)))
+        expert.reset(rng)
+        perturb_until = int(rng.integers(0, L)) if rng.random() < cfg.perturb_prob else 0
+        ep_states, ep_rewards, labelled = [], [], []
+        for t in range(int(L * cfg.rollout_factor)):
+            s = info["privileged"]
+            if t < perturb_until:
+                action = rng.uniform(low, high)
+            else:
+                action = expert.act(s)
+            ep_states.append(s)
+            labelled.append(t >= perturb_until and t < L)  # returns are the expert's from here on
+            _, reward, terminated, _, info = env.step(action)
+            ep_rewards.append(reward)
+            if terminated:
+                break
+        g = discounted_returns(np.array(ep_rewards), spec.gamma)
+        mask = np.array(labelled)
+        states.append(np.array(ep_states)[mask])
+        returns.append(g[mask])
+    return np.concatenate(states).astype(np.float32), np.concatenate(returns).astype(np.float32)
+
+
+def fit_critic(states: np.ndarray, returns: np.ndarray, cfg: CriticFitConfig) -> tuple[MLPCritic, float]:
+    """Fit the MLP critic; returns it and its R² on a held-out share of the states."""
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    idx = rng.permutation(len(states))
+    n_val = int(len(idx) * cfg.val_fraction)
+    val, train = idx[:n_val], idx[n_val:]
+    critic = MLPCritic(states.shape[1], cfg.hidden)
+    x, y = torch.as_tensor(states), torch.as_tensor(returns)
+    critic.state_mean.copy_(x[train].mean(0))
+    critic.state_std.copy_(x[train].std(0).clamp_min(1e-3))
+    critic.return_mean.copy_(y[train].mean())
+    critic.return_std.copy_(y[train].std().clamp_min(1e-3))
+    opt = torch.optim.Adam(critic.parameters(), lr=cfg.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cfg.epochs)
+    batch = 1024
+    for epoch in range(cfg.epochs):
+        for chunk in torch.randperm(len(train)).split(batch):
+            ids = train[chunk.numpy()]
+            loss = ((critic(x[ids]) - y[ids]) / critic.return_std).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+    with torch.no_grad():
+        pred = critic(x[val])
+        r2 = float(1 - ((pred - y[val]) ** 2).sum() / ((y[val] - y[val].mean()) ** 2).sum())
+    log.info("critic fitted on %d states; held-out R² = %.3f", len(train), r2)
+    return critic.eval(), r2
+
+
+def fit_and_save(task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig()) -> float:
+    states, returns = collect_expert_returns(task, cfg)
+    critic, r2 = fit_critic(states, returns, cfg)
+    critic.save(directory, {"task": task.spec.name, "gamma": task.spec.gamma, "r2_heldout": r2,
+                            "states": int(len(states)), "fit": asdict(cfg)})
+    return r2

@@ -1,0 +1,47 @@
+"""The SimDist pretraining loss (paper Eq. 2) and the finetuning loss (Eq. 3, the latent term alone).
+
+All terms are mean squared errors on z-scored targets:
+    latent : ‖ẑ_{t+i+1} − sg(E(o_{t+i+1}))‖²
+    reward : (r̂_{t+i} − r_{t+i})²
+    value  : (v̂_{t+i+1} − V^e(s_{t+i+1}))²
+    bc     : 1_e · ‖â_{t+i} − a_{t+i}‖², 1_e = cumulative product of the expert flags along the chunk, so
+             behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
+             zero in the mean, as in the authors' code.
+Windows without labels (real data) contribute to the latent term only.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from simdist.config import LossConfig
+from simdist.model.world_model import REWARD, VALUE, WorldModel
+
+
+def bc_mask(expert: torch.Tensor) -> torch.Tensor:
+    """(B, T) expert flags → cumulative-product mask along the chunk."""
+    return torch.cumprod(expert.float(), dim=1)
+
+
+def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tuple[torch.Tensor, dict[str, float]]:
+    """Return the weighted total and every term separately (floats, for logging)."""
+    out = model(batch)
+    terms: dict[str, torch.Tensor] = {"latent": (out["zhat"] - out["z_target"]).pow(2).mean()}
+    labelled = batch["labelled"].float()  # (B,) 1 where reward/value/expert labels exist
+    n_lab = labelled.sum().clamp_min(1.0)
+    if weights.reward:
+        target = model.normalizer.normalize(REWARD, batch["rewards"])
+        terms["reward"] = (((out["reward"] - target).pow(2).mean(1)) * labelled).sum() / n_lab
+    if weights.value:
+        target = model.normalizer.normalize(VALUE, batch["values"])
+        terms["value"] = (((out["value"] - target).pow(2).mean(1)) * labelled).sum() / n_lab
+    if weights.bc:
+        mask = bc_mask(batch["expert"]) * labelled[:, None]
+        err = (out["policy"] - out["actions_n"]).pow(2).mean(-1)
+        terms["bc"] = (err * mask).sum() / (mask.shape[1] * n_lab)
+    if weights.reconstruction and "recon" in out:
+        terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
+    total = sum(getattr(weights, name) * value for name, value in terms.items())
+    logs = {name: float(value.detach()) for name, value in terms.items()}
+    logs["total"] = float(total.detach())
+    return total, logs

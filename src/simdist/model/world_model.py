@@ -1,0 +1,243 @@
+"""The SimDist world model (paper Eq. 1).
+
+    z_t           = E(o_t)                                 encoder (ObservationEncoder)
+    context       = [o_{t-H}, a_{t-H}, …, o_{t-1}, a_{t-1}, z_t] tokens with temporal and type encodings
+    ẑ_{t+1..t+T}  = f(context, a_{t..t+T-1})               causal decoder, one pass, queries = actions
+    r̂_{t..t+T-1}  = R([z_t, ẑ_{t+1..t+T-1}], a, g)          bidirectional encoder over the trajectory
+    v̂_{t+1..t+T}  = V(ẑ_{t+1..t+T}, g)                     bidirectional encoder over the trajectory
+    â_{t..t+T-1}  = π(context, g)                          causal decoder, queries = commands
+
+Public methods take and return raw units; the `_n` methods work in normalised units. Value alignment:
+v̂ index k predicts V^e(s_{t+k+1}), the expert critic at the state reached after action a_{t+k}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from torch import nn
+
+from simdist.config import ModelConfig
+from simdist.model.encoders import ObservationEncoder
+from simdist.model.layers import MLP, TransformerDecoder, TransformerEncoder, learned_encoding
+from simdist.model.normalizer import Normalizer
+
+PROPRIO, ACTION, COMMAND, REWARD, VALUE = "proprio", "action", "command", "reward", "value"
+TOKEN_TYPES = 3  # proprio, action, latent
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The task's shapes and action bounds, stored in every checkpoint beside the ModelConfig."""
+
+    obs_shapes: dict[str, tuple[int, ...]]
+    action_dim: int
+    command_dim: int = 0
+    action_low: tuple[float, ...] = ()
+    action_high: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "obs_shapes", {k: tuple(v) for k, v in self.obs_shapes.items()})
+        object.__setattr__(self, "action_low", tuple(self.action_low))
+        object.__setattr__(self, "action_high", tuple(self.action_high))
+        if PROPRIO not in self.obs_shapes:
+            raise ValueError(f"ModelSpec needs a {PROPRIO!r} observation group; got {sorted(self.obs_shapes)}")
+
+
+class TrajectoryHead(nn.Module):
+    """Scalar per step from a token sequence: Linear → +pos → bidirectional encoder → Linear.
+
+    With ``per_step=True`` (ablation) each step is scored by an MLP that sees only its own token.
+    """
+
+    def __init__(self, in_dim: int, cfg: ModelConfig, layers: int, heads: int, per_step: bool):
+        super().__init__()
+        d = cfg.latent_dim
+        self.per_step = per_step
+        if per_step:
+            self.mlp = MLP(in_dim, (cfg.ffn_dim, cfg.ffn_dim), 1)
+        else:
+            self.embed = nn.Linear(in_dim, d)
+            self.position = nn.Parameter(torch.randn(cfg.horizon, d))
+            self.encoder = TransformerEncoder(d, layers, heads, cfg.ffn_dim, cfg.attention_dropout, cfg.mlp_dropout)
+            self.out = nn.Linear(d, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.per_step:
+            return self.mlp(x).squeeze(-1)
+        return self.out(self.encoder(self.embed(x) + self.position)).squeeze(-1)
+
+
+@dataclass
+class PlanningContext:
+    """Everything about the current state that does not depend on the candidate actions (batch 1)."""
+
+    z: torch.Tensor  # (1, d)
+    dynamics_kv: list = field(default_factory=list)
+    policy_kv: list = field(default_factory=list)
+    command_n: torch.Tensor | None = None  # (1, T+1, C), normalised, held constant over the horizon
+
+
+class WorldModel(nn.Module):
+    PARAMETER_GROUPS = ("encoder", "history", "action_embedding", "dynamics", "reward", "value", "policy", "decoder")
+
+    def __init__(self, cfg: ModelConfig, spec: ModelSpec):
+        super().__init__()
+        self.cfg, self.spec = cfg, spec
+        d, H, T, A, C = cfg.latent_dim, cfg.history, cfg.horizon, spec.action_dim, spec.command_dim
+        stat_shapes = {**spec.obs_shapes, ACTION: (A,), REWARD: (), VALUE: ()}
+        if C:
+            stat_shapes[COMMAND] = (C,)
+        self.normalizer = Normalizer(stat_shapes)
+        self.encoder = ObservationEncoder(spec.obs_shapes, cfg)
+        # History context C: action tokens, temporal (H past steps + current) and type encodings.
+        self.history = nn.ModuleDict({"action": nn.Linear(A, d)})
+        self.history_time = learned_encoding(H + 1, d)
+        self.history_type = learned_encoding(TOKEN_TYPES, d)
+        # Future-action embedding: frozen during finetuning, as the authors do.
+        self.action_embedding = nn.Linear(A, d)
+        self.action_position = nn.Parameter(torch.randn(T, d))
+        self.dynamics = TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
+                                           cfg.attention_dropout, cfg.mlp_dropout)
+        per_step = cfg.head_type == "mlp"
+        self.reward = TrajectoryHead(d + A + C, cfg, cfg.reward.layers, cfg.reward.heads, per_step)
+        self.value = TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step)
+        self.policy = nn.ModuleDict({
+            "query": nn.Linear(max(C, 1), d),
+            "decoder": TransformerDecoder(d, cfg.policy.layers, cfg.policy.heads, cfg.ffn_dim,
+                                          cfg.attention_dropout, cfg.mlp_dropout),
+            "out": nn.Linear(d, A),
+        })
+        self.policy_position = nn.Parameter(torch.randn(T, d))
+        if cfg.reconstruction:
+            flat = sum(int(torch.tensor(s).prod()) for s in spec.obs_shapes.values())
+            self.decoder = MLP(d, (cfg.ffn_dim,), flat)
+
+    # ------------------------------------------------------------------------------ parameter groups
+    def parameter_group(self, name: str) -> list[tuple[str, nn.Parameter]]:
+        """Named parameters of one group (used by the finetuning filter)."""
+        prefixes = {
+            "encoder": ("encoder.",),
+            "history": ("history.", "history_time", "history_type"),
+            "action_embedding": ("action_embedding.", "action_position"),
+            "dynamics": ("dynamics.",),
+            "reward": ("reward.",),
+            "value": ("value.",),
+            "policy": ("policy.", "policy_position"),
+            "decoder": ("decoder.",),
+        }
+        if name not in prefixes:
+            raise KeyError(f"unknown parameter group {name!r}; valid groups: {list(prefixes)}")
+        return [(n, p) for n, p in self.named_parameters() if n.startswith(prefixes[name])]
+
+    # ------------------------------------------------------------------------------------- pieces
+    def normalize_obs(self, obs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        return {name: self.normalizer.normalize(name, obs[name]) for name in self.spec.obs_shapes}
+
+    def encode_n(self, obs_n: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.encoder(obs_n)
+
+    def encode(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.encode_n(self.normalize_obs(obs))
+
+    def context_n(self, z: torch.Tensor, hist_proprio_n: torch.Tensor, hist_action_n: torch.Tensor) -> torch.Tensor:
+        """Interleaved [o, a, o, a, …, z] tokens: (B, 2H+1, d)."""
+        B, H = hist_proprio_n.shape[:2]
+        t_enc, type_enc = self.history_time, self.history_type
+        o_tok = self.encoder.proprio_features(hist_proprio_n) + t_enc[:H] + type_enc[0]
+        a_tok = self.history["action"](hist_action_n) + t_enc[:H] + type_enc[1]
+        pairs = torch.stack((o_tok, a_tok), dim=2).reshape(B, 2 * H, -1)
+        z_tok = (z + t_enc[H] + type_enc[2]).unsqueeze(1)
+        return torch.cat((pairs, z_tok), dim=1)
+
+    def latents_n(self, dynamics_kv: list, actions_n: torch.Tensor) -> torch.Tensor:
+        """ẑ_{t+1..t+T} from T candidate actions in one pass."""
+        q = self.action_embedding(actions_n) + self.action_position
+        return self.dynamics(q, dynamics_kv)
+
+    def _with_command(self, x: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
+        if command_n is None:
+            return x
+        return torch.cat((x, command_n.expand(*x.shape[:-1], command_n.shape[-1])), dim=-1)
+
+    def rewards_n(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor,
+                  command_n: torch.Tensor | None) -> torch.Tensor:
+        """r̂_{t..t+T-1}; step k sees z_{t+k} (z_t, then predicted latents), a_{t+k} and g_{t+k}."""
+        z_seq = torch.cat((z.unsqueeze(1).expand(zhat.shape[0], 1, -1), zhat[:, :-1]), dim=1)
+        x = torch.cat((z_seq, actions_n), dim=-1)
+        return self.reward(self._with_command(x, None if command_n is None else command_n[:, :-1]))
+
+    def values_n(self, zhat: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
+        """v̂_{t+1..t+T} from the predicted latents and g_{t+1..t+T}."""
+        return self.value(self._with_command(zhat, None if command_n is None else command_n[:, 1:]))
+
+    def policy_n(self, policy_kv: list, batch: int, command_n: torch.Tensor | None) -> torch.Tensor:
+        """Base-policy action chunk â_{t..t+T-1} (normalised)."""
+        p = self.policy
+        if command_n is None:
+            q = self.policy_position.expand(batch, -1, -1)
+        else:
+            q = p["query"](command_n[:, :-1]) + self.policy_position
+        return p["out"](p["decoder"](q, policy_kv))
+
+    # ----------------------------------------------------------------------------------- training
+    def forward(self, batch: dict) -> dict[str, torch.Tensor]:
+        """Predictions and stop-gradient targets for Eq. 2, all in normalised units."""
+        obs_n = self.normalize_obs(batch["obs"])
+        hist_p = self.normalizer.normalize(PROPRIO, batch["hist_proprio"])
+        if self.training and self.cfg.input_noise_std > 0:  # augment inputs only, never targets or eval
+            obs_n = {k: v + self.cfg.input_noise_std * torch.randn_like(v) for k, v in obs_n.items()}
+            hist_p = hist_p + self.cfg.input_noise_std * torch.randn_like(hist_p)
+        hist_a = self.normalizer.normalize(ACTION, batch["hist_action"])
+        actions_n = self.normalizer.normalize(ACTION, batch["actions"])
+        command_n = self.normalizer.normalize(COMMAND, batch["commands"]) if self.spec.command_dim else None
+
+        z = self.encode_n(obs_n)
+        context = self.context_n(z, hist_p, hist_a)
+        zhat = self.latents_n(self.dynamics.cache(context), actions_n)
+        out = {
+            "zhat": zhat,
+            "reward": self.rewards_n(z, zhat, actions_n, command_n),
+            "value": self.values_n(zhat, command_n),
+            "policy": self.policy_n(self.policy["decoder"].cache(context), z.shape[0], command_n),
+            "actions_n": actions_n,
+        }
+        with torch.no_grad():  # sg(E(o_{t+1..t+T})): clean future observations, no augmentation
+            future_n = self.normalize_obs(batch["future_obs"])
+            out["z_target"] = self.encode_n(future_n)
+        if self.cfg.reconstruction:
+            out["recon"] = self.decoder(zhat)
+            out["recon_target"] = torch.cat([v.flatten(2) for v in future_n.values()], dim=-1)
+        return out
+
+    # ----------------------------------------------------------------------------------- planning
+    @torch.no_grad()
+    def planning_context(self, obs: dict[str, torch.Tensor], hist_proprio: torch.Tensor,
+                         hist_action: torch.Tensor, command: torch.Tensor | None = None) -> PlanningContext:
+        """Encode the current state once per plan (batch 1, raw units)."""
+        z = self.encode(obs)
+        context = self.context_n(z, self.normalizer.normalize(PROPRIO, hist_proprio),
+                                 self.normalizer.normalize(ACTION, hist_action))
+        command_n = None
+        if self.spec.command_dim:
+            if command is None:
+                raise ValueError("this model is conditioned on a command; pass `command`")
+            command_n = self.normalizer.normalize(COMMAND, command).reshape(1, 1, -1)
+            command_n = command_n.expand(1, self.cfg.horizon + 1, -1)
+        return PlanningContext(z, self.dynamics.cache(context), self.policy["decoder"].cache(context), command_n)
+
+    @torch.no_grad()
+    def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float) -> torch.Tensor:
+        """R = Σ_k γ^k r̂_{t+k} + γ^T v̂_{t+T} in raw reward units, for N normalised action sequences."""
+        zhat = self.latents_n(ctx.dynamics_kv, actions_n)
+        cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
+        rewards = self.normalizer.denormalize(REWARD, self.rewards_n(ctx.z, zhat, actions_n, cmd))
+        terminal = self.normalizer.denormalize(VALUE, self.values_n(zhat, cmd))
+        T = actions_n.shape[1]
+        gammas = discount ** torch.arange(T + 1, dtype=rewards.dtype, device=rewards.device)
+        return rewards @ gammas[:T] + gammas[T] * terminal[:, -1]
+
+    @torch.no_grad()
+    def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:
+        return self.policy_n(ctx.policy_kv, 1, ctx.command_n)

@@ -1,0 +1,86 @@
+"""Agents that act in an environment from raw observation dicts: MPPI with the world model, or its BC head.
+
+The agent keeps the robot-side history buffer: at reset it is filled with the first observation and zero
+actions (the same convention as the training windows), then each `act` appends (o_t, a_t).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import torch
+
+from simdist.config import MPPIConfig
+from simdist.model.world_model import ACTION, WorldModel
+from simdist.planning.mppi import MPPIPlanner, PlanResult
+from simdist.tasks.base import COMMAND_KEY, PROPRIO_KEY
+
+
+class _HistoryAgent:
+    def __init__(self, model: WorldModel):
+        self.model = model.eval()
+        self.device = next(model.parameters()).device
+        self.H = model.cfg.history
+        self._proprio: deque = deque(maxlen=self.H)
+        self._action: deque = deque(maxlen=self.H)
+
+    def reset(self) -> None:
+        self._proprio.clear()
+        self._action.clear()
+
+    def _tensors(self, obs: dict[str, np.ndarray]):
+        spec = self.model.spec
+        for name, shape in spec.obs_shapes.items():
+            if name not in obs:
+                raise KeyError(f"observation is missing group {name!r}; the model needs {sorted(spec.obs_shapes)}")
+            if np.shape(obs[name]) != tuple(shape):
+                raise ValueError(f"observation {name!r} has shape {np.shape(obs[name])}, the model expects {shape}")
+            if not np.all(np.isfinite(obs[name])):
+                raise ValueError(f"observation {name!r} contains NaN or Inf")
+        if not self._proprio:  # first step: ring buffer filled with the first observation and zero actions
+            for _ in range(self.H):
+                self._proprio.append(np.asarray(obs[PROPRIO_KEY], np.float32))
+                self._action.append(np.zeros(spec.action_dim, np.float32))
+        as_t = lambda x: torch.as_tensor(np.asarray(x, np.float32), device=self.device).unsqueeze(0)
+        obs_t = {name: as_t(obs[name]) for name in spec.obs_shapes}
+        command = as_t(obs[COMMAND_KEY]) if spec.command_dim else None
+        return obs_t, as_t(np.stack(self._proprio)), as_t(np.stack(self._action)), command
+
+    def _record(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
+        self._proprio.append(np.asarray(obs[PROPRIO_KEY], np.float32))
+        self._action.append(action.astype(np.float32))
+
+
+class MPPIAgent(_HistoryAgent):
+    def __init__(self, model: WorldModel, cfg: MPPIConfig):
+        super().__init__(model)
+        self.planner = MPPIPlanner(model, cfg)
+        self.last_plan: PlanResult | None = None
+
+    def reset(self) -> None:
+        super().reset()
+        self.planner.reset()
+
+    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
+        self.last_plan = self.planner.plan(ctx)
+        action = self.last_plan.action.cpu().numpy()
+        self._record(obs, action)
+        return action
+
+
+class PolicyAgent(_HistoryAgent):
+    """Executes the first action of the BC head's chunk (no planning)."""
+
+    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
+        action = self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0, 0])
+        spec = self.model.spec
+        action = action.cpu().numpy()
+        if spec.action_low:
+            action = np.clip(action, spec.action_low, spec.action_high)
+        self._record(obs, action)
+        return action

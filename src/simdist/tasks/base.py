@@ -1,0 +1,176 @@
+"""The Task protocol: what a robot task (simulated or physical) must provide to the rest of simdist.
+
+Data flows one way: a task gives environments for its domains, privileged policies for data generation, and
+its own metrics. Nothing here knows about world models or planners.
+
+Conventions every task follows
+-------------------------------
+* ``env.reset(seed=..., options={"initial_condition": ic})`` and ``env.step(action)`` follow Gymnasium.
+* Observations are a dict of named groups: ``"proprio"`` (a vector) is required, further groups such as
+  ``"height"`` (a 2-D grid) are optional, and the reserved key ``"command"`` carries the task command
+  (e.g. a target velocity) when ``spec.command_dim > 0``. Observations never contain privileged state.
+* ``info["success"]`` (bool) is present at every step in every domain.
+* Simulation domains also put ``info["privileged"]`` (a flat float vector: exact state and physics
+  parameters) and ``info["dense_reward"]`` (float) in ``info``; the step reward is the dense reward.
+* The ``real`` domain stands in for the physical robot: it never puts privileged state or a dense reward in
+  ``info``; its step reward is the sparse success signal (1.0 on the step the task is first solved, else 0).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, Sequence, TypeVar, runtime_checkable
+
+import numpy as np
+
+DOMAINS = ("sim", "real")
+COMMAND_KEY = "command"
+PROPRIO_KEY = "proprio"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Static description of a task's interface (shapes, bounds, timing)."""
+
+    name: str
+    obs_shapes: dict[str, tuple[int, ...]]  # observation groups, "proprio" first; excludes "command"
+    action_dim: int
+    action_low: tuple[float, ...]
+    action_high: tuple[float, ...]
+    control_period_s: float
+    episode_steps: int
+    command_dim: int = 0
+    gamma: float = 0.99
+
+    def __post_init__(self) -> None:
+        if PROPRIO_KEY not in self.obs_shapes:
+            raise ValueError(f"task {self.name!r}: observation groups must include {PROPRIO_KEY!r}")
+        if COMMAND_KEY in self.obs_shapes:
+            raise ValueError(f"task {self.name!r}: {COMMAND_KEY!r} is reserved; set command_dim instead")
+        if len(self.action_low) != self.action_dim or len(self.action_high) != self.action_dim:
+            raise ValueError(f"task {self.name!r}: action bounds must have action_dim={self.action_dim} entries")
+
+    @property
+    def proprio_dim(self) -> int:
+        return int(self.obs_shapes[PROPRIO_KEY][0])
+
+    def check_obs(self, obs: dict[str, np.ndarray]) -> None:
+        """Raise a clear error if ``obs`` does not match this spec (shapes, missing groups, non-finite values)."""
+        expected = dict(self.obs_shapes)
+        if self.command_dim:
+            expected[COMMAND_KEY] = (self.command_dim,)
+        for key, shape in expected.items():
+            if key not in obs:
+                raise KeyError(f"observation is missing group {key!r}; expected groups {sorted(expected)}")
+            arr = np.asarray(obs[key])
+            if arr.shape != tuple(shape):
+                raise ValueError(f"observation group {key!r} has shape {arr.shape}, expected {tuple(shape)}")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"observation group {key!r} contains NaN or Inf")
+
+
+@runtime_checkable
+class PrivilegedPolicy(Protocol):
+    """A simulation-only policy acting on privileged state (the expert or a sub-optimal one)."""
+
+    name: str
+
+    def reset(self, rng: np.random.Generator) -> None: ...
+
+    def act(self, privileged: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Critic(Protocol):
+    """The expert's value function V^e(s) on privileged state."""
+
+    def value(self, privileged: np.ndarray) -> float: ...
+
+
+class Task(Protocol):
+    """A task plug-in. Register instances with :func:`simdist.tasks.registry.register`."""
+
+    spec: TaskSpec
+    physics_type: type  # the dataclass holding this task's physics parameters
+
+    def default_physics(self, domain: str) -> Any:
+        """The documented physics parameters of ``domain`` (an instance of ``physics_type``)."""
+
+    def make_env(self, domain: str, physics: Any | None = None, seed: int = 0) -> Any:
+        """A Gymnasium-style environment for ``domain`` ("sim" or "real")."""
+
+    def expert(self) -> PrivilegedPolicy: ...
+
+    def critic(self) -> Critic: ...
+
+    def suboptimal_policies(self) -> Sequence[PrivilegedPolicy]: ...
+
+    def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[Any]:
+        """``n`` fixed evaluation initial conditions (pass as ``options["initial_condition"]``)."""
+
+    @property
+    def grids(self) -> tuple[str, ...]:
+        """Names of the evaluation grids (e.g. ("narrow", "wide")); ("default",) if the task has one."""
+
+    def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
+        """Task metrics of one finished episode from its per-step infos (at least ``success``)."""
+
+
+# ----------------------------------------------------------------------------------------------- physics
+P = TypeVar("P")
+
+
+def load_physics_file(path: str | Path) -> dict[str, Any]:
+    """Read a JSON or YAML physics-override file into a flat dict of field -> value."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"physics file not found: {path}")
+    text = path.read_text()
+    if path.suffix.lower() in (".yaml", ".yml"):
+        import yaml
+
+        data = yaml.safe_load(text)
+    elif path.suffix.lower() == ".json":
+        data = json.loads(text)
+    else:
+        raise ValueError(f"physics file {path} must end in .json, .yaml or .yml")
+    if not isinstance(data, dict):
+        raise ValueError(f"physics file {path} must hold a mapping of parameter names to values")
+    return data
+
+
+def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None) -> P:
+    """Return a copy of the physics dataclass ``base`` with ``overrides`` (dict or JSON/YAML file) applied.
+
+    Unknown names are an error that lists the valid ones, so a typo never silently leaves a default in place.
+    Sequence-valued fields (ranges such as ``(low, high)``) are converted to tuples.
+    """
+    if overrides is None:
+        return base
+    if isinstance(overrides, (str, Path)):
+        overrides = load_physics_file(overrides)
+    valid = {f.name: f for f in dataclasses.fields(base)}
+    unknown = sorted(set(overrides) - set(valid))
+    if unknown:
+        raise KeyError(f"unknown physics parameter(s) {unknown}; valid names: {sorted(valid)}")
+    changes = {}
+    for key, value in overrides.items():
+        current = getattr(base, key)
+        if isinstance(current, tuple):
+            value = tuple(value)
+            if len(value) != len(current):
+                raise ValueError(f"physics parameter {key!r} needs {len(current)} values, got {len(value)}")
+        elif isinstance(current, (int, float)) and not isinstance(current, bool):
+            value = type(current)(value)
+        changes[key] = value
+    return dataclasses.replace(base, **changes)
+
+
+def check_domain(domain: str) -> str:
+    if domain not in DOMAINS:
+        raise ValueError(f"unknown domain {domain!r}; valid domains: {list(DOMAINS)}")
+    return domain
+

@@ -1,0 +1,136 @@
+"""A torque-limited pendulum swing-up in MuJoCo with `sim` and `real` domains.
+
+The tiny built-in task that exercises generate → pretrain → plan → finetune end to end in seconds.
+Angle θ is measured from upright (θ = 0 up, ±π hanging); episodes start hanging near θ = π.
+
+observation "proprio" = [cos θ, sin θ, θ̇]            (+ noise)
+action                = normalised torque in [-1, 1]
+privileged (sim only) = [θ, θ̇, mass, length, damping, max_torque]
+dense reward          = ½(1 + cos θ) − 0.01 θ̇² − 0.01 a²
+success (per step)    = |θ| < UPRIGHT_RAD and |θ̇| < UPRIGHT_RATE; the episode succeeds when the last
+                        second is all upright.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+
+from simdist.tasks.base import check_domain
+from simdist.tasks.pendulum.physics import PendulumPhysics
+
+UPRIGHT_RAD = 0.3
+UPRIGHT_RATE = 1.5
+GRAVITY = 9.81
+
+_XML = """
+<mujoco model="pendulum">
+  <option timestep="{dt}" gravity="0 0 -{g}" integrator="implicitfast"/>
+  <worldbody>
+    <body name="pole" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="{damping}"/>
+      <geom type="capsule" fromto="0 0 0 0 0 {length}" size="0.02" mass="0.0001"/>
+      <geom name="bob" type="sphere" pos="0 0 {length}" size="0.05" mass="{mass}"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="hinge" gear="{max_torque}" ctrlrange="-1 1" ctrllimited="true"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def wrap_angle(theta: float) -> float:
+    return float((theta + np.pi) % (2 * np.pi) - np.pi)
+
+
+class PendulumEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, domain: str, physics: PendulumPhysics, episode_steps: int, seed: int = 0):
+        self.domain = check_domain(domain)
+        self.physics = physics
+        self.episode_steps = episode_steps
+        self.substeps = max(1, round(physics.control_period_s / physics.timestep_s))
+        self.delay_steps = round(physics.actuator_delay_s / physics.timestep_s)
+        self.observation_space = gym.spaces.Dict(
+            {"proprio": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        self._rng = np.random.default_rng(seed)
+        self._build(1.0, 1.0, 1.0)
+
+    def _build(self, mass_scale: float, damping_scale: float, torque_scale: float) -> None:
+        p = self.physics
+        self.mass, self.damping = p.mass * mass_scale, p.damping * damping_scale
+        self.max_torque = p.max_torque * torque_scale
+        xml = _XML.format(dt=p.timestep_s, g=GRAVITY, damping=self.damping, length=p.length,
+                          mass=self.mass, max_torque=self.max_torque)
+        self.model = mujoco.MjModel.from_xml_string(xml)
+        self.data = mujoco.MjData(self.model)
+
+    # MuJoCo's hinge angle is 0 hanging *up* the +z pole, which is our upright.
+    @property
+    def theta(self) -> float:
+        return wrap_angle(self.data.qpos[0])
+
+    @property
+    def theta_dot(self) -> float:
+        return float(self.data.qvel[0])
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        th, thd = self.theta, self.theta_dot
+        clean = np.array([np.cos(th), np.sin(th), thd], np.float32)
+        noise = self._rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32)
+        return {"proprio": clean + noise}
+
+    def privileged(self) -> np.ndarray:
+        p = self.physics
+        return np.array([self.theta, self.theta_dot, self.mass, p.length, self.damping, self.max_torque], np.float32)
+
+    def _info(self) -> dict:
+        upright = abs(self.theta) < UPRIGHT_RAD and abs(self.theta_dot) < UPRIGHT_RATE
+        info = {"success": bool(upright), "theta": self.theta}
+        if self.domain == "sim":
+            info["privileged"] = self.privileged()
+        return info
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        p, rng = self.physics, self._rng
+        self._build(rng.uniform(*p.mass_scale_range), rng.uniform(*p.damping_scale_range),
+                    rng.uniform(*p.torque_scale_range))
+        ic = (options or {}).get("initial_condition")
+        theta0, thetadot0 = ic if ic is not None else (np.pi + rng.uniform(-0.4, 0.4), rng.uniform(-1.0, 1.0))
+        self.data.qpos[0], self.data.qvel[0] = theta0, thetadot0
+        mujoco.mj_forward(self.model, self.data)
+        self._queue: deque = deque([0.0] * self.delay_steps)
+        self._t = 0
+        self._solved = False
+        return self._obs(), self._info()
+
+    def step(self, action):
+        a = np.asarray(action, dtype=np.float64).reshape(-1)
+        if a.shape != (1,) or not np.all(np.isfinite(a)):
+            raise ValueError(f"action must be 1 finite value in [-1, 1], got {action!r}")
+        u = float(np.clip(a[0], -1.0, 1.0))
+        for _ in range(self.substeps):
+            self._queue.append(u)
+            self.data.ctrl[0] = self._queue.popleft()
+            mujoco.mj_step(self.model, self.data)
+        self._t += 1
+        th, thd = self.theta, self.theta_dot
+        dense = 0.5 * (1 + np.cos(th)) - 0.01 * thd**2 - 0.01 * u**2
+        info = self._info()
+        first_success = info["success"] and not self._solved
+        self._solved = self._solved or info["success"]
+        if self.domain == "sim":
+            info["dense_reward"] = float(dense)
+            reward = float(dense)
+        else:
+            reward = 1.0 if first_success else 0.0
+        truncated = self._t >= self.episode_steps
+        return self._obs(), reward, False, truncated, info

@@ -1,0 +1,34 @@
+"""Pendulum swing-up physics for both domains: the one place these numbers live.
+
+`sim` randomises mass and damping around nominal values at every reset. `real` is a heavier bob with a
+weaker, delayed motor and more friction: outside the randomisation ranges and unmodelled by the simulator
+(the delay in particular), so a sim-trained dynamics model mispredicts it.
+Override any field from a JSON/YAML file with `--physics FILE` (see simdist.tasks.base.apply_physics_overrides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PendulumPhysics:
+    mass: float = 1.0  # bob mass, kg (point mass at the tip)
+    length: float = 0.5  # pole length, m
+    damping: float = 0.05  # joint viscous damping, N·m·s/rad
+    max_torque: float = 2.0  # motor torque at |action| = 1, N·m (m·g·l ≈ 4.9 N·m: swing-up needs pumping)
+    actuator_delay_s: float = 0.0  # command latency, applied in physics steps
+    timestep_s: float = 0.01  # physics step
+    control_period_s: float = 0.05  # 20 Hz control
+    obs_noise_std: float = 0.01  # Gaussian noise on every observation entry
+    # Domain randomisation, re-drawn at each reset as multipliers of the nominal values (sim only).
+    mass_scale_range: tuple[float, float] = (0.8, 1.2)
+    damping_scale_range: tuple[float, float] = (0.5, 1.5)
+    torque_scale_range: tuple[float, float] = (0.9, 1.1)
+
+
+SIM = PendulumPhysics()
+REAL = PendulumPhysics(
+    mass=1.3, damping=0.15, max_torque=1.8, actuator_delay_s=0.03,
+    mass_scale_range=(1.0, 1.0), damping_scale_range=(1.0, 1.0), torque_scale_range=(1.0, 1.0),
+)

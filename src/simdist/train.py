@@ -1,0 +1,185 @@
+"""Pretraining on simulation data (Eq. 2) and dynamics-only finetuning on real data (Eq. 3).
+
+Both share one loop: Adam, linear warmup then cosine decay, periodic validation on held-out episodes,
+atomic checkpoints with optimiser state, and exact resume (batches are drawn from a generator seeded by
+(seed, step), so a resumed run sees the same batches as an uninterrupted one).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from simdist import checkpoint as ckpt
+from simdist.config import FinetuneConfig, LossConfig, ModelConfig, TrainConfig
+from simdist.data.episodes import load_episodes
+from simdist.data.windows import WindowDataset
+from simdist.model.loss import world_model_loss
+from simdist.model.world_model import ModelSpec, WorldModel
+
+log = logging.getLogger(__name__)
+VAL_BATCHES = 8
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path
+    steps: int
+    train_loss: dict[str, float]
+    val_loss: dict[str, float]
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def lr_at(step: int, lr: float, lr_end: float, warmup: int, decay_steps: int) -> float:
+    """Linear warmup 0 → lr, then cosine decay lr → lr_end until `decay_steps` (warmup included)."""
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, decay_steps - warmup))
+    return lr_end + (lr - lr_end) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
+    """A fresh world model whose normaliser holds the statistics of `data` (the simulation dataset)."""
+    info = data.info
+    spec = ModelSpec(info.obs_shapes, info.action_dim, info.command_dim, info.action_low, info.action_high)
+    model = WorldModel(cfg, spec)
+    for name, st in data.statistics().items():
+        model.normalizer.set_stats(name, st.mean, st.std)
+    return model
+
+
+def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device) -> WindowDataset:
+    info, episodes = load_episodes(data_dir)
+    return WindowDataset(info, episodes, cfg.history, cfg.horizon, device=device)
+
+
+@torch.no_grad()
+def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig,
+             batch_size: int, seed: int = 0) -> dict[str, float]:
+    """Mean loss terms over up to VAL_BATCHES batches of `ids` (model in eval mode: no dropout, no noise)."""
+    if len(ids) == 0:
+        return {}
+    was_training = model.training
+    model.eval()
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(ids)[: VAL_BATCHES * batch_size]
+    totals: dict[str, float] = {}
+    chunks = np.array_split(ids, max(1, math.ceil(len(ids) / batch_size)))
+    for chunk in chunks:
+        _, logs = world_model_loss(model, data.batch(chunk), weights)
+        for k, v in logs.items():
+            totals[k] = totals.get(k, 0.0) + v / len(chunks)
+    model.train(was_training)
+    return totals
+
+
+def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: Path, *,
+          steps: int, batch_size: int, lr: float, lr_end: float, warmup: int, decay_steps: int,
+          val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
+          grad_clip: float | None, extra: dict, progress: bool) -> TrainResult:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    optimizer = torch.optim.Adam(params, lr=lr)
+    train_ids, val_ids = data.split(val_fraction, seed)
+    if len(train_ids) == 0:
+        raise ValueError("no training windows after the validation split; record more or longer episodes")
+    start = 0
+    if ckpt.has_trainer_state(out_dir):
+        ckpt.load_state_into(model, out_dir)
+        start = int(ckpt.load_trainer_state(out_dir, optimizer)["step"])
+        log.info("resuming from step %d in %s", start, out_dir)
+    metrics_path = out_dir / "metrics.jsonl"
+    model.train()
+    train_logs: dict[str, float] = {}
+    val_logs: dict[str, float] = {}
+
+    def save(step: int) -> None:
+        ckpt.save_model(out_dir, model, extra)
+        ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
+
+    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
+    for step in bar:
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, lr, lr_end, warmup, decay_steps)
+        rng = np.random.default_rng([seed, step])
+        loss, train_logs = world_model_loss(model, data.batch(rng.choice(train_ids, batch_size)), weights)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if grad_clip:
+            torch.nn.utils.clip_grad_norm_(params, grad_clip)
+        optimizer.step()
+        done = step + 1
+        if done % val_every == 0 or done == steps:
+            val_logs = evaluate(model, data, val_ids, weights, batch_size, seed)
+            record = {"step": done, "lr": optimizer.param_groups[0]["lr"],
+                      **{f"train/{k}": v for k, v in train_logs.items()},
+                      **{f"val/{k}": v for k, v in val_logs.items()}}
+            with open(metrics_path, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
+            log.debug("step %d %s", done, record)
+        if done % checkpoint_every == 0 or done == steps:
+            save(done)
+    if start >= steps:
+        val_logs = evaluate(model, data, val_ids, weights, batch_size, seed)
+    return TrainResult(out_dir, steps, train_logs, val_logs)
+
+
+def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: TrainConfig,
+             device: torch.device | None = None, progress: bool = True) -> TrainResult:
+    """Train a world model from scratch on a simulation dataset (resumes if `out_dir` holds a run)."""
+    device = device or default_device()
+    torch.manual_seed(cfg.seed)
+    data = load_windows(data_dir, model_cfg, device)
+    model = build_model(model_cfg, data).to(device)
+    log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
+             len(data), data.n_episodes)
+    extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
+    return _loop(model, list(model.parameters()), data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size,
+                 lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
+                 val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
+                 seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress)
+
+
+def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
+    """Freeze every parameter, then unfreeze the named groups; returns the trainable parameters."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    params = [p for g in groups for _, p in model.parameter_group(g)]
+    if not params:
+        raise ValueError(f"parameter groups {groups} hold no parameters")
+    for p in params:
+        p.requires_grad_(True)
+    return params
+
+
+def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
+             device: torch.device | None = None, progress: bool = True) -> TrainResult:
+    """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
+
+    The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
+    Real data need no reward, value or expert labels.
+    """
+    device = device or default_device()
+    torch.manual_seed(cfg.seed)
+    model = ckpt.load_model(checkpoint_dir, map_location=device)
+    data = load_windows(data_dir, model.cfg, device)
+    if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
+        raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
+                         f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
+    params = set_trainable(model, cfg.trainable)
+    log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
+    extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
+    return _loop(model, params, data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
+                 lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
+                 val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, weights=cfg.loss,
+                 grad_clip=None, extra=extra, progress=progress)
