@@ -1,0 +1,201 @@
+"""Privileged scripted expert and its degraded (sub-optimal) variants.
+
+Why scripted and not PPO: the paper trains its experts with PPO in IsaacLab on a GPU; PPO on this 2-core CPU box
+would need hours of 5 Hz rollouts per seed. A state machine on exact poses reaches >= 95 % in `sim` in a few hundred
+lines, and degrading its knobs gives a controllable ladder of sub-optimal "checkpoints" for Alg. 2.
+
+The phase is re-derived from the state at every step (reactive), so the expert recovers after noise windows or
+hand-overs from other policies; the only memory is a stall counter driving the insertion search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from simdist.tasks.peg_insertion.env import ACTION_DIM, CONTROL
+from simdist.tasks.peg_insertion.layout import PRIVILEGED
+from simdist.tasks.peg_insertion.model import SCENE
+from simdist.tasks.peg_insertion.reward import PegState
+from simdist.tasks.peg_insertion.rotations import (
+    rot6_to_matrix, rotation_error, rotvec_to_matrix, square_yaw_error, tool_down_rotation, yaw_of,
+)
+
+CLOSE, OPEN = 1.0, -1.0
+
+
+@dataclass(frozen=True)
+class ExpertTuning:
+    name: str = "expert"
+    hover_m: float = 0.05  # approach height of the pads above the grasp point
+    carry_clearance_m: float = 0.015  # peg bottom above the hole mouth while aligning
+    grasp_tolerance_m: float = 0.003  # xy error allowed before descending on the peg
+    align_tolerance_m: float = 0.0005  # peg-hole xy error allowed before inserting
+    yaw_tolerance_rad: float = 0.02
+    fine_gain: float = 0.7  # fraction of the measured error corrected per step near a goal
+    insert_push_m: float = 0.008  # set-point lead below the TCP while inserting (sets the push force)
+    search_radius_m: float = 0.0006  # spiral search amplitude once stalled on the rim
+    stall_steps: int = 3
+    # --- degradations used by the sub-optimal policies ------------------------------------------------------
+    hole_bias_m: tuple[float, float] = (0.0, 0.0)  # constant error in the believed hole position
+    yaw_bias_rad: float = 0.0
+    action_scale: float = 1.0  # < 1: sluggish
+    align_yaw: bool = True
+    release_above_hole_m: float | None = None  # open the gripper this high above the mouth (premature release)
+    search: bool = True
+    random_action_prob: float = 0.0
+
+
+class ScriptedExpert:
+    """A :class:`~simdist.tasks.base.PrivilegedPolicy` for the peg-insertion task."""
+
+    def __init__(self, tuning: ExpertTuning = ExpertTuning()):
+        self.tuning = tuning
+        self.name = tuning.name
+        self._rng = np.random.default_rng(0)
+        self._stalled = 0
+
+    def reset(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+        self._stalled = 0
+
+    def act(self, privileged: np.ndarray) -> np.ndarray:
+        t = self.tuning
+        if t.random_action_prob > 0 and self._rng.random() < t.random_action_prob:
+            return self._rng.uniform(-1.0, 1.0, ACTION_DIM)
+        state = PegState.from_privileged(privileged)
+        setpoint_pos = PRIVILEGED.get(privileged, "setpoint_pos")
+        setpoint_rot = rot6_to_matrix(PRIVILEGED.get(privileged, "setpoint_rot6"))
+        if state.grasped or (state.gripper_closing and self._closing_on_peg(state)):
+            goal = self._carry_and_insert(state)
+        else:
+            self._stalled = 0
+            goal = self._pick(state)
+        return self._to_action(state, setpoint_pos, setpoint_rot, goal)
+
+    # ------------------------------------------------------------------------------------------------ phases
+    def _closing_on_peg(self, state: PegState) -> bool:
+        """Pads around the peg and still closing: keep closing rather than re-opening."""
+        offset = state.tcp_pos - state.grasp_point
+        return bool(np.linalg.norm(offset[:2]) < 0.006 and abs(offset[2]) < 0.006)
+
+    @staticmethod
+    def _tool_yaw_towards(state: PegState, square_yaw: float) -> float:
+        """Tool yaw aligning the fingers with a square of heading ``square_yaw`` with the least rotation."""
+        tool_yaw = yaw_of(state.tcp_rot)
+        return tool_yaw + square_yaw_error(square_yaw, tool_yaw)
+
+    def _pick(self, state: PegState) -> "Goal":
+        t = self.tuning
+        grasp = state.grasp_point
+        tool_rot = tool_down_rotation(self._tool_yaw_towards(state, yaw_of(state.peg_rot)))
+        xy_error = float(np.linalg.norm(grasp[:2] - state.tcp_pos[:2]))
+        yaw_error = float(np.linalg.norm(rotation_error(tool_rot, state.tcp_rot)))
+        if state.gripper_closing or state.gripper_opening < SCENE.peg_side + 0.02:
+            # Closed on nothing (missed) or not yet open: open, and back off upwards if low.
+            up = np.array([*state.tcp_pos[:2], max(state.tcp_pos[2], grasp[2] + 0.02)])
+            return Goal(up, tool_rot, OPEN)
+        if xy_error > t.grasp_tolerance_m or yaw_error > 0.05:
+            height = grasp[2] + t.hover_m
+            if xy_error < 0.02:  # close above the peg: a gentler descent keeps the pads clear of it
+                height = max(grasp[2] + 0.02, min(state.tcp_pos[2], height))
+            return Goal(np.array([grasp[0], grasp[1], height]), tool_rot, OPEN)
+        at_height = abs(state.tcp_pos[2] - grasp[2]) < 0.003
+        return Goal(grasp, tool_rot, CLOSE if at_height else OPEN)
+
+    def _carry_and_insert(self, state: PegState) -> "Goal":
+        t = self.tuning
+        hole = state.hole_pos + np.array([t.hole_bias_m[0], t.hole_bias_m[1], 0.0])
+        peg_error_xy = hole[:2] - state.peg_pos[:2]
+        xy_error = float(np.linalg.norm(peg_error_xy))
+        hole_yaw = state.hole_yaw + t.yaw_bias_rad
+        yaw_error = square_yaw_error(hole_yaw, yaw_of(state.peg_rot)) if t.align_yaw else 0.0
+        tool_rot = _upright_peg_rotation(state) @ rotvec_to_matrix(np.array([0.0, 0.0, yaw_error])) @ state.tcp_rot
+        bottom_above_mouth = state.peg_bottom_z - hole[2]
+        carry_z = state.tcp_pos[2] + (t.carry_clearance_m - bottom_above_mouth)
+        if xy_error > 0.01:
+            if bottom_above_mouth < 0.5 * t.carry_clearance_m:  # lift clear of the fixture before travelling
+                return Goal(np.array([*state.tcp_pos[:2], carry_z]), tool_rot, CLOSE)
+            return Goal(np.array([*(state.tcp_pos[:2] + peg_error_xy), carry_z]), tool_rot, CLOSE)
+        fine_xy = state.tcp_pos[:2] + peg_error_xy
+        if t.release_above_hole_m is not None and bottom_above_mouth < t.release_above_hole_m and xy_error < 0.003:
+            return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, OPEN)
+        aligned = (xy_error < t.align_tolerance_m and abs(yaw_error) < t.yaw_tolerance_rad
+                   and state.peg_tilt < t.yaw_tolerance_rad)
+        inserting = state.insertion_depth > 0.002 and state.lateral_to_hole < 0.002
+        if not (aligned or inserting):
+            self._stalled = 0
+            z = carry_z if bottom_above_mouth > 0 else state.tcp_pos[2] + 0.005  # back out if wedged on the rim
+            return Goal(np.array([*fine_xy, z]), tool_rot, CLOSE)
+        # Insert: push down with a bounded set-point lead; spiral around the hole axis if stalled on the rim.
+        stuck_on_rim = state.insertion_depth < 0.001
+        self._stalled = self._stalled + 1 if stuck_on_rim else 0
+        if t.search and self._stalled >= t.stall_steps:
+            angle = 1.3 * self._stalled
+            fine_xy = fine_xy + t.search_radius_m * np.array([np.cos(angle), np.sin(angle)])
+        return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m)
+
+    # ------------------------------------------------------------------------------------------------ action
+    def _to_action(self, state: PegState, setpoint_pos, setpoint_rot, goal: "Goal") -> np.ndarray:
+        """Far from the goal, jump the set-point to it; near it, correct the set-point by the *measured* error
+        (integral action that removes tracking offsets such as sag)."""
+        t = self.tuning
+        error = goal.tcp_pos - state.tcp_pos
+        if np.linalg.norm(error) > 0.015:
+            setpoint_goal = goal.tcp_pos.copy()
+        else:
+            setpoint_goal = setpoint_pos + t.fine_gain * error
+        if goal.push_m > 0:
+            setpoint_goal[2] = state.tcp_pos[2] - goal.push_m
+        action = np.zeros(ACTION_DIM)
+        action[:3] = (setpoint_goal - setpoint_pos) / CONTROL.max_translation_m
+        rot_error = rotation_error(goal.tool_rot, state.tcp_rot)
+        action[3:6] = t.fine_gain * rot_error / CONTROL.max_rotation_rad
+        action[:6] = np.clip(action[:6] * t.action_scale, -1.0, 1.0)
+        action[6] = goal.gripper
+        return action
+
+
+@dataclass(frozen=True)
+class Goal:
+    tcp_pos: np.ndarray
+    tool_rot: np.ndarray
+    gripper: float
+    push_m: float = 0.0  # > 0: hold the set-point this far below the TCP (insertion force)
+
+
+def _upright_peg_rotation(state: PegState) -> np.ndarray:
+    """Rotation turning the held peg's long axis to vertical."""
+    axis = state.peg_rot[:, 2] * np.sign(state.peg_rot[2, 2] or 1.0)
+    return rotvec_to_matrix(np.cross(axis, [0.0, 0.0, 1.0]) * _angle_factor(axis))
+
+
+def _angle_factor(axis: np.ndarray) -> float:
+    sin_angle = float(np.linalg.norm(np.cross(axis, [0.0, 0.0, 1.0])))
+    return float(np.arcsin(np.clip(sin_angle, 0.0, 1.0)) / sin_angle) if sin_angle > 1e-9 else 0.0
+
+
+def expert() -> ScriptedExpert:
+    return ScriptedExpert(ExpertTuning())
+
+
+def suboptimal_tunings() -> list[ExpertTuning]:
+    """A ladder of degraded experts, from about the expert's success rate down to about zero."""
+    base = ExpertTuning()
+    return [
+        replace(base, name="no_search", search=False),
+        replace(base, name="sluggish", action_scale=0.35),
+        replace(base, name="hole_bias_1mm", hole_bias_m=(0.0007, 0.0007)),
+        replace(base, name="yaw_bias", yaw_bias_rad=0.06),
+        replace(base, name="random_mix_30", random_action_prob=0.3),
+        replace(base, name="skip_yaw_alignment", align_yaw=False),
+        replace(base, name="hole_bias_4mm", hole_bias_m=(0.003, -0.0025)),
+        replace(base, name="premature_release", release_above_hole_m=0.03),
+        replace(base, name="random_mix_70", random_action_prob=0.7),
+        replace(base, name="random", random_action_prob=1.0),
+    ]
+
+
+def suboptimal_policies() -> list[ScriptedExpert]:
+    return [ScriptedExpert(tuning) for tuning in suboptimal_tunings()]
