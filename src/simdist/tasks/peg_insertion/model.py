@@ -204,6 +204,10 @@ def build_xml(physics: PegPhysics) -> str:
             contype="{_PEG}" conaffinity="{_STATIC}" friction="0.3 0.005 0.0001" rgba=".85 .55 .2 1"/>
     </body>
   </worldbody>
+  <equality>
+    <!-- the 2F-85 linkage couples the fingers, so a grasped part stays centred between them -->
+    <joint joint1="{FINGER_JOINTS[0]}" joint2="{FINGER_JOINTS[1]}" solref="{_STIFF_SOLREF}" solimp="{_STIFF_SOLIMP}"/>
+  </equality>
   <actuator>
     {actuators}
     {fingers}
