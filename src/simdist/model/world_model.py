@@ -98,8 +98,13 @@ class WorldModel(nn.Module):
         # Future-action embedding: frozen during finetuning, as the authors do.
         self.action_embedding = nn.Linear(A, d)
         self.action_position = nn.Parameter(torch.randn(T, d))
-        self.dynamics = TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
-                                           cfg.attention_dropout, cfg.mlp_dropout)
+        # The authors read ẑ straight off the post-LN decoder, which pins every predicted latent to the
+        # LayerNorm's affine range; a linear read-out lets ẑ match encoder latents of any scale.
+        self.dynamics = nn.ModuleDict({
+            "decoder": TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
+                                          cfg.attention_dropout, cfg.mlp_dropout),
+            "out": nn.Linear(d, d),
+        })
         per_step = cfg.head_type == "mlp"
         self.reward = TrajectoryHead(d + A + C, cfg, cfg.reward.layers, cfg.reward.heads, per_step)
         self.value = TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step)
@@ -154,7 +159,7 @@ class WorldModel(nn.Module):
     def latents_n(self, dynamics_kv: list, actions_n: torch.Tensor) -> torch.Tensor:
         """ẑ_{t+1..t+T} from T candidate actions in one pass."""
         q = self.action_embedding(actions_n) + self.action_position
-        return self.dynamics(q, dynamics_kv)
+        return self.dynamics["out"](self.dynamics["decoder"](q, dynamics_kv))
 
     def _with_command(self, x: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
         if command_n is None:
@@ -195,7 +200,7 @@ class WorldModel(nn.Module):
 
         z = self.encode_n(obs_n)
         context = self.context_n(z, hist_p, hist_a)
-        zhat = self.latents_n(self.dynamics.cache(context), actions_n)
+        zhat = self.latents_n(self.dynamics["decoder"].cache(context), actions_n)
         out = {
             "zhat": zhat,
             "reward": self.rewards_n(z, zhat, actions_n, command_n),
@@ -225,7 +230,7 @@ class WorldModel(nn.Module):
                 raise ValueError("this model is conditioned on a command; pass `command`")
             command_n = self.normalizer.normalize(COMMAND, command).reshape(1, 1, -1)
             command_n = command_n.expand(1, self.cfg.horizon + 1, -1)
-        return PlanningContext(z, self.dynamics.cache(context), self.policy["decoder"].cache(context), command_n)
+        return PlanningContext(z, self.dynamics["decoder"].cache(context), self.policy["decoder"].cache(context), command_n)
 
     @torch.no_grad()
     def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""`pendulum`: the tiny built-in swing-up task (see env.py and physics.py)."""
+"""`pendulum`: the tiny built-in inverted-pendulum task (see env.py and physics.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from simdist.experts.fitted_critic import CriticFitConfig, MLPCritic
 from simdist.tasks.base import TaskSpec, apply_physics_overrides, check_domain
 from simdist.tasks.pendulum import experts
-from simdist.tasks.pendulum.env import PendulumEnv
+from simdist.tasks.pendulum.env import PendulumEnv, sample_initial_condition
 from simdist.tasks.pendulum.physics import REAL, SIM, PendulumPhysics
 from simdist.tasks.registry import register
 
@@ -22,7 +22,7 @@ CRITIC_FIT = CriticFitConfig(episodes=150, epochs=200)
 class PendulumTask:
     spec = TaskSpec(
         name="pendulum", obs_shapes={"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,),
-        control_period_s=SIM.control_period_s, episode_steps=100, gamma=0.97,
+        control_period_s=SIM.control_period_s, episode_steps=40, gamma=0.95,
     )
     physics_type = PendulumPhysics
     generation_preset = "manipulation"
@@ -52,7 +52,7 @@ class PendulumTask:
         if grid not in self.grids:
             raise KeyError(f"unknown grid {grid!r}; valid grids: {list(self.grids)}")
         rng = np.random.default_rng(seed)
-        return [(float(np.pi + rng.uniform(-0.4, 0.4)), float(rng.uniform(-1.0, 1.0))) for _ in range(n)]
+        return [sample_initial_condition(rng) for _ in range(n)]
 
     def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
         window = max(1, round(SUCCESS_WINDOW_S / self.spec.control_period_s))

@@ -48,9 +48,9 @@ def expert() -> EnergyPDPolicy:
 
 def suboptimal_policies() -> list[EnergyPDPolicy]:
     return [
-        EnergyPDPolicy(name="weak-pump", energy_gain=0.25),
         EnergyPDPolicy(name="no-balance", balance_angle=0.0),
-        EnergyPDPolicy(name="biased", bias=0.6),
+        EnergyPDPolicy(name="sluggish", kp=1.0, kd=0.05),
+        EnergyPDPolicy(name="biased", bias=0.5, kp=1.5),
         EnergyPDPolicy(name="jittery", random_prob=0.3),
-        EnergyPDPolicy(name="soft-balance", kp=1.1, kd=0.2),
+        EnergyPDPolicy(name="overdamped", kp=1.2, kd=1.2),
     ]

@@ -1,4 +1,4 @@
-"""Pendulum swing-up physics for both domains: the one place these numbers live.
+"""Pendulum balance physics for both domains: the one place these numbers live.
 
 `sim` randomises mass and damping around nominal values at every reset. `real` is a heavier bob with a
 weaker, delayed motor and more friction: outside the randomisation ranges and unmodelled by the simulator
@@ -16,10 +16,10 @@ class PendulumPhysics:
     mass: float = 1.0  # bob mass, kg (point mass at the tip)
     length: float = 0.5  # pole length, m
     damping: float = 0.05  # joint viscous damping, N·m·s/rad
-    max_torque: float = 2.0  # motor torque at |action| = 1, N·m (m·g·l ≈ 4.9 N·m: swing-up needs pumping)
+    max_torque: float = 4.0  # motor torque at |action| = 1, N·m (m·g·l ≈ 4.9 N·m: it cannot hold any angle)
     actuator_delay_s: float = 0.0  # command latency, applied in physics steps
     timestep_s: float = 0.01  # physics step
-    control_period_s: float = 0.05  # 20 Hz control
+    control_period_s: float = 0.1  # 10 Hz control
     obs_noise_std: float = 0.01  # Gaussian noise on every observation entry
     # Domain randomisation, re-drawn at each reset as multipliers of the nominal values (sim only).
     mass_scale_range: tuple[float, float] = (0.8, 1.2)
@@ -29,6 +29,6 @@ class PendulumPhysics:
 
 SIM = PendulumPhysics()
 REAL = PendulumPhysics(
-    mass=1.3, damping=0.15, max_torque=1.8, actuator_delay_s=0.03,
+    mass=1.4, damping=0.2, max_torque=3.6, actuator_delay_s=0.04,
     mass_scale_range=(1.0, 1.0), damping_scale_range=(1.0, 1.0), torque_scale_range=(1.0, 1.0),
 )

@@ -1,0 +1,99 @@
+"""Run an agent in a task domain for a set of initial conditions; collect metrics and (optionally) episodes.
+
+Works for every domain through the Task protocol only: it reads observations and `info["success"]`,
+never privileged state, so the same code drives the `real` stand-in and a physical robot.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from simdist.data.episodes import Episode
+from simdist.tasks.base import COMMAND_KEY
+
+
+class Agent(Protocol):
+    def reset(self) -> None: ...
+
+    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray: ...
+
+
+@dataclass
+class RolloutResult:
+    episodes: list[Episode]
+    metrics: list[dict[str, float]]
+    initial_conditions: list
+    wall_s: float
+    plan_ms: list[float] = field(default_factory=list)
+
+    def summary(self, control_period_s: float) -> dict[str, float]:
+        keys = sorted({k for m in self.metrics for k in m})
+        out = {f"mean_{k}" if k != "success" else "success_rate": float(np.mean([m.get(k, 0.0) for m in self.metrics]))
+               for k in keys}
+        steps = sum(len(e) for e in self.episodes)
+        minutes = steps * control_period_s / 60.0
+        successes = sum(m.get("success", 0.0) for m in self.metrics)
+        out.update({"trials": len(self.metrics), "steps": steps, "robot_minutes": minutes,
+                    "successes_per_minute": successes / minutes if minutes else 0.0,
+                    "mean_time_s": float(np.mean([m.get("time_s", len(e) * control_period_s)
+                                                  for m, e in zip(self.metrics, self.episodes)]))})
+        if self.plan_ms:
+            out["median_plan_ms"] = float(np.median(self.plan_ms))
+        return out
+
+
+def rollout(task, env, agent: Agent, initial_conditions: list, seed: int = 0, progress: bool = False,
+            on_episode: Callable[[int, Episode, dict], None] | None = None, source: str = "agent") -> RolloutResult:
+    """One episode per initial condition. `on_episode(i, episode, metrics)` is called as each one ends
+    (the adaptation loop uses it to write real data to disk immediately)."""
+    spec = task.spec
+    episodes, metrics, plan_ms = [], [], []
+    start = time.perf_counter()
+    for i, ic in enumerate(tqdm(initial_conditions, disable=not progress, desc=f"{spec.name} rollouts")):
+        obs, info = env.reset(seed=seed + i, options={"initial_condition": ic})
+        agent.reset()
+        rec_obs = {g: [] for g in spec.obs_shapes}
+        actions, commands, infos = [], [], []
+        for _ in range(spec.episode_steps):
+            t0 = time.perf_counter()
+            action = np.asarray(agent.act(obs), np.float32)
+            plan_ms.append((time.perf_counter() - t0) * 1e3)
+            for g in spec.obs_shapes:
+                rec_obs[g].append(obs[g])
+            if spec.command_dim:
+                commands.append(obs[COMMAND_KEY])
+            actions.append(action)
+            obs, _, terminated, truncated, info = env.step(action)
+            infos.append(info)
+            if terminated or truncated:
+                break
+        m = task.episode_metrics(infos)
+        ep = Episode(obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
+                     action=np.asarray(actions, np.float32),
+                     command=np.asarray(commands, np.float32) if spec.command_dim else None,
+                     success=bool(m.get("success", 0.0)), source_policy=source, metrics=m)
+        episodes.append(ep)
+        metrics.append(m)
+        if on_episode is not None:
+            on_episode(i, ep, m)
+    return RolloutResult(episodes, metrics, list(initial_conditions), time.perf_counter() - start, plan_ms)
+
+
+class PrivilegedAgent:
+    """Runs a privileged policy on the env's true state: the expert in `sim`, or the stand-in for a human
+    teleoperator in `real` (which a real robot could not do; used only for expert evaluation and demos)."""
+
+    def __init__(self, policy, env, seed: int = 0):
+        self.policy, self.env = policy, env
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self.policy.reset(self.rng)
+
+    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        return np.asarray(self.policy.act(self.env.privileged()), np.float32)
