@@ -27,7 +27,7 @@ class ControlConfig:
     max_rotation_rad: float = 0.25  # per step (world-frame rotation vector)
     max_setpoint_lead_m: float = 0.02  # anti-windup: set-point stays this close to the actual TCP
     max_setpoint_lead_rad: float = 0.2
-    workspace_low: tuple[float, float, float] = (0.15, -0.55, 0.02)
+    workspace_low: tuple[float, float, float] = (0.15, -0.55, 0.035)  # pads stay above a lying peg (no crushing)
     workspace_high: tuple[float, float, float] = (0.80, 0.55, 0.45)
     home_tcp_pos: tuple[float, float, float] = (0.40, 0.05, 0.25)
     home_joint_seed: tuple[float, ...] = (-0.213, 0.227, 1.542, 2.944, 1.571, 1.358)  # elbow-up branch

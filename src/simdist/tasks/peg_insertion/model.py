@@ -155,7 +155,7 @@ def build_xml(physics: PegPhysics) -> str:
     return f"""
 <mujoco model="peg_insertion">
   <compiler angle="radian" autolimits="true"/>
-  <option timestep="{physics.timestep_s}" integrator="implicitfast" cone="pyramidal" iterations="30" ls_iterations="10">
+  <option timestep="{physics.timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10">
     <flag warmstart="enable"/>
   </option>
   <worldbody>
