@@ -27,18 +27,22 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
     """Return the weighted total and every term separately (floats, for logging)."""
     out = model(batch)
     terms: dict[str, torch.Tensor] = {"latent": (out["zhat"] - out["z_target"]).pow(2).mean()}
-    labelled = batch["labelled"].float()  # (B,) 1 where reward/value/expert labels exist
-    n_lab = labelled.sum().clamp_min(1.0)
+    labelled = batch["labelled"] > 0  # (B,) where reward/value/expert labels exist
+    n_lab = labelled.sum().clamp_min(1)
+
+    def labelled_mean(per_window: torch.Tensor) -> torch.Tensor:  # missing labels never poison the loss
+        return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / n_lab
+
     if weights.reward:
         target = model.normalizer.normalize(REWARD, batch["rewards"])
-        terms["reward"] = (((out["reward"] - target).pow(2).mean(1)) * labelled).sum() / n_lab
+        terms["reward"] = labelled_mean((out["reward"] - target).pow(2).mean(1))
     if weights.value:
         target = model.normalizer.normalize(VALUE, batch["values"])
-        terms["value"] = (((out["value"] - target).pow(2).mean(1)) * labelled).sum() / n_lab
+        terms["value"] = labelled_mean((out["value"] - target).pow(2).mean(1))
     if weights.bc:
-        mask = bc_mask(batch["expert"]) * labelled[:, None]
+        mask = bc_mask(batch["expert"])
         err = (out["policy"] - out["actions_n"]).pow(2).mean(-1)
-        terms["bc"] = (err * mask).sum() / (mask.shape[1] * n_lab)
+        terms["bc"] = labelled_mean((err * mask).mean(1))
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
     total = sum(getattr(weights, name) * value for name, value in terms.items())

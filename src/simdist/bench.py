@@ -1,0 +1,119 @@
+"""Benchmarks behind `simdist bench plan|train` (figures recorded in docs/benchmarks.md).
+
+Models are randomly initialised with the paper's observation/action sizes: weights do not change the cost.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import time
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from simdist.config import LossConfig, model_preset, mppi_preset, train_preset
+from simdist.model.loss import world_model_loss
+from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.planning.mppi import MPPIPlanner
+
+# Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
+BENCH_SPECS = {
+    "manipulation": ModelSpec({"proprio": (40,)}, action_dim=7, action_low=(-1.0,) * 7, action_high=(1.0,) * 7),
+    "quadruped": ModelSpec({"proprio": (35,), "height": (21, 15)}, action_dim=12, command_dim=3),
+}
+
+
+def _spec_for(preset: str) -> ModelSpec:
+    return BENCH_SPECS["quadruped" if "quadruped" in preset else "manipulation"]
+
+
+def _random_batch(model: WorldModel, batch: int) -> dict:
+    spec, H, T = model.spec, model.cfg.history, model.cfg.horizon
+    P, A = spec.obs_shapes["proprio"][0], spec.action_dim
+    b = {
+        "obs": {k: torch.randn(batch, *s) for k, s in spec.obs_shapes.items()},
+        "hist_proprio": torch.randn(batch, H, P), "hist_action": torch.randn(batch, H, A),
+        "actions": torch.randn(batch, T, A),
+        "future_obs": {k: torch.randn(batch, T, *s) for k, s in spec.obs_shapes.items()},
+        "rewards": torch.randn(batch, T), "values": torch.randn(batch, T),
+        "expert": torch.ones(batch, T), "labelled": torch.ones(batch),
+    }
+    if spec.command_dim:
+        b["commands"] = torch.randn(batch, T + 1, spec.command_dim)
+    return b
+
+
+def matmul_peak_gflops(n: int = 1024, repeats: int = 20) -> float:
+    """fp32 GEMM throughput on this machine, measured now (the roofline for achieved_gflops)."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    for _ in range(3):
+        a @ b
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t0)
+    return 2 * n**3 / min(times) / 1e9
+
+
+def machine() -> dict:
+    return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
+            "torch": torch.__version__, "threads": torch.get_num_threads(),
+            "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
+
+
+def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
+    """Latency of one full control step (encode + context + MPPI iterations) at batch 1."""
+    model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval()
+    cfg = mppi_preset(mppi_name)
+    planner = MPPIPlanner(model, cfg)
+    b = _random_batch(model, 1)
+    command = b["commands"][:, 0] if model.spec.command_dim else None
+
+    def step():
+        ctx = model.planning_context(b["obs"], b["hist_proprio"], b["hist_action"], command)
+        return planner.plan(ctx)
+
+    with torch.inference_mode():
+        for _ in range(3):
+            step()
+        with FlopCounterMode(display=False) as counter:
+            step()
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - t0) * 1e3)
+    median = statistics.median(times)
+    gflop = counter.get_total_flops() / 1e9
+    return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
+            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "horizon": model.cfg.horizon,
+            "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
+            "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),
+            "peak_gflops": matmul_peak_gflops(), **machine()}
+
+
+def bench_train(model_name: str, repeats: int = 20) -> dict:
+    """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size."""
+    model = WorldModel(model_preset(model_name), _spec_for(model_name)).train()
+    batch_size = train_preset(model_name).batch_size
+    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+    b = _random_batch(model, batch_size)
+
+    def step():
+        loss, _ = world_model_loss(model, b, LossConfig())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    for _ in range(2):
+        step()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    median = statistics.median(times)
+    return {"model_preset": model_name, "batch_size": batch_size, "median_step_s": median,
+            "sequences_per_s": batch_size / median, **machine()}

@@ -1,0 +1,231 @@
+"""The `simdist` command line: thin commands over the library. Every command takes `--json`, which prints
+one JSON object as the last line of stdout (logs and progress bars go to stderr)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+log = logging.getLogger("simdist")
+
+
+def _emit(args, result: dict) -> None:
+    if args.json:
+        print(json.dumps(result, default=float))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+
+
+def _task(name: str):
+    from simdist.tasks import get_task
+
+    return get_task(name)
+
+
+def cmd_tasks(args) -> dict:
+    from simdist.tasks import task_names
+
+    return {"tasks": task_names()}
+
+
+def cmd_generate(args) -> dict:
+    from simdist.data.generate import generate
+
+    return generate(_task(args.task), args.out, args.episodes, args.workers, args.seed, physics=args.physics,
+                    progress=not args.quiet)
+
+
+def cmd_pretrain(args) -> dict:
+    from simdist.config import model_preset, replace, train_preset
+    from simdist.train import pretrain
+
+    cfg = train_preset(args.preset)
+    if args.steps:
+        cfg = replace(cfg, steps=args.steps)
+    result = pretrain(args.data, args.out, model_preset(args.preset), cfg, progress=not args.quiet)
+    return {"checkpoint": str(result.out_dir), "steps": result.steps, "train_loss": result.train_loss,
+            "val_loss": result.val_loss}
+
+
+def cmd_finetune(args) -> dict:
+    from simdist.config import finetune_preset, replace
+    from simdist.train import finetune
+
+    cfg = finetune_preset(args.preset)
+    if args.steps:
+        cfg = replace(cfg, steps=args.steps)
+    if args.trainable:
+        cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
+    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet)
+    return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
+            "train_loss": result.train_loss, "val_loss": result.val_loss}
+
+
+def cmd_evaluate(args) -> dict:
+    from simdist.checkpoint import load_model
+    from simdist.config import mppi_preset
+    from simdist.eval.rollout import rollout
+    from simdist.planning.agent import MPPIAgent, PolicyAgent
+
+    task = _task(args.task)
+    model = load_model(args.checkpoint)
+    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, mppi_preset(args.mppi))
+    grids = task.grids if args.grid == "all" else (args.grid,)
+    out: dict = {"task": task.spec.name, "domain": args.domain, "checkpoint": str(args.checkpoint), "grids": {}}
+    for grid in grids:
+        env = task.make_env(args.domain, args.physics, seed=args.seed)
+        ics = task.initial_conditions(grid, args.trials, seed=args.seed)
+        res = rollout(task, env, agent, ics, seed=args.seed, progress=not args.quiet)
+        out["grids"][grid] = res.summary(task.spec.control_period_s)
+    out["success_rate"] = sum(g["success_rate"] for g in out["grids"].values()) / len(grids)
+    Path(args.checkpoint, "eval_info.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
+def cmd_expert_eval(args) -> dict:
+    from simdist.eval.rollout import PrivilegedAgent, rollout
+
+    task = _task(args.task)
+    grids = task.grids if args.grid == "all" else (args.grid,)
+    out: dict = {"task": task.spec.name, "domain": args.domain, "grids": {}}
+    for grid in grids:
+        env = task.make_env(args.domain, args.physics, seed=args.seed)
+        agent = PrivilegedAgent(task.expert(), env, seed=args.seed)
+        res = rollout(task, env, agent, task.initial_conditions(grid, args.trials, seed=args.seed), seed=args.seed,
+                      progress=not args.quiet, source="expert")
+        out["grids"][grid] = res.summary(task.spec.control_period_s)
+    out["success_rate"] = sum(g["success_rate"] for g in out["grids"].values()) / len(grids)
+    out["mean_time_s"] = sum(g["mean_time_s"] for g in out["grids"].values()) / len(grids)
+    return out
+
+
+def cmd_adapt(args) -> dict:
+    from simdist.adapt import AdaptConfig, adapt
+    from simdist.config import finetune_preset, mppi_preset, replace
+
+    ft = finetune_preset(args.preset)
+    if args.finetune_steps:
+        ft = replace(ft, steps=args.finetune_steps)
+    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed)
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.preset), ft,
+                 physics=args.physics, progress=not args.quiet)
+
+
+def cmd_demo(args) -> dict:
+    from simdist.pipeline import run_pipeline
+
+    return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
+
+
+def cmd_run(args) -> dict:
+    from simdist.pipeline import run_pipeline
+
+    return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet)
+
+
+def cmd_bench(args) -> dict:
+    from simdist import bench
+
+    if args.what == "plan":
+        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats)
+    return bench.bench_train(args.preset, repeats=args.repeats)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="simdist", description=__doc__)
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def add(name: str, fn, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help)
+        sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
+        sp.add_argument("--quiet", action="store_true", help="no progress bars")
+        sp.set_defaults(fn=fn)
+        return sp
+
+    add("tasks", cmd_tasks, "list the registered tasks")
+    sp = add("generate", cmd_generate, "generate simulation data with the expert and sub-optimal policies (Alg. 2)")
+    sp.add_argument("task")
+    sp.add_argument("--episodes", type=int, required=True)
+    sp.add_argument("--workers", type=int, default=1)
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--physics", help="JSON/YAML file overriding the task's sim physics")
+    sp = add("pretrain", cmd_pretrain, "pretrain a world model on a simulation dataset (Eq. 2); resumes if OUT has a run")
+    sp.add_argument("--data", required=True)
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--preset", default="cpu", help="cpu | paper-manipulation | paper-quadruped")
+    sp.add_argument("--steps", type=int, help="override the preset's number of steps")
+    sp = add("finetune", cmd_finetune, "finetune the dynamics on real (logged) episodes (Eq. 3)")
+    sp.add_argument("--checkpoint", required=True)
+    sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--preset", default="cpu")
+    sp.add_argument("--steps", type=int)
+    sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
+    for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
+        sp = add(name, fn, help)
+        sp.add_argument("task")
+        sp.add_argument("--checkpoint", required=True)
+        sp.add_argument("--domain", default="sim", choices=("sim", "real"))
+        sp.add_argument("--grid", default="all")
+        sp.add_argument("--trials", type=int, default=20)
+        sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
+        sp.add_argument("--mppi", default="cpu", help="MPPI preset")
+        sp.add_argument("--seed", type=int, default=0)
+        sp.add_argument("--physics", help="JSON/YAML physics override file")
+    expert = sub.add_parser("expert", help="privileged expert commands").add_subparsers(dest="expert_cmd", required=True)
+    sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")
+    sp.set_defaults(fn=cmd_expert_eval)
+    sp.add_argument("task")
+    sp.add_argument("--domain", default="sim", choices=("sim", "real"))
+    sp.add_argument("--grid", default="all")
+    sp.add_argument("--trials", type=int, default=20)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--physics")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--quiet", action="store_true")
+    sp = add("adapt", cmd_adapt, "real-world adaptation loop (Alg. 1) in the task's real domain; resumable")
+    sp.add_argument("task")
+    sp.add_argument("--checkpoint", required=True)
+    sp.add_argument("--rounds", type=int, default=2)
+    sp.add_argument("--episodes-per-round", type=int, default=20)
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--grid", default="default")
+    sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
+    sp.add_argument("--finetune-steps", type=int)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
+    sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
+    sp.add_argument("task")
+    sp.add_argument("--preset", default="cpu")
+    sp.add_argument("--out", required=True)
+    sp = add("demo", cmd_demo, "the main job on the built-in pendulum task, sized for a laptop CPU")
+    sp.add_argument("--out", default="runs/demo")
+    sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
+    sp.add_argument("what", choices=("plan", "train"))
+    sp.add_argument("--preset", default="paper-manipulation", help="model preset")
+    sp.add_argument("--mppi", help="MPPI preset (default: same as --preset)")
+    sp.add_argument("--repeats", type=int, default=30)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        result = args.fn(args)
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
+        return 2
+    _emit(args, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

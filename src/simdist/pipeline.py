@@ -1,0 +1,99 @@
+"""`simdist run`: every stage in order, each skipped when its output already exists (so a rerun resumes).
+
+    generate (Alg. 2) → pretrain (Eq. 2) → zero-shot eval in sim → adaptation rounds in real (Alg. 1) → report
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from simdist.adapt import AdaptConfig, adapt
+from simdist.config import finetune_preset, model_preset, mppi_preset, replace, train_preset
+from simdist.data.generate import generate
+from simdist.eval.report import write_report
+from simdist.eval.rollout import rollout
+from simdist.planning.agent import MPPIAgent
+from simdist.tasks import get_task
+from simdist.train import pretrain
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    episodes: int  # simulation episodes to generate
+    workers: int
+    pretrain_steps: int | None  # None: the preset's
+    rounds: int
+    episodes_per_round: int
+    sim_eval_trials: int
+
+
+PIPELINE_PRESETS = {
+    "cpu": PipelineConfig(episodes=500, workers=2, pretrain_steps=1500, rounds=2, episodes_per_round=20,
+                          sim_eval_trials=20),
+    "paper": PipelineConfig(episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20,
+                            sim_eval_trials=20),
+}
+
+
+def _model_preset_for(task, preset: str) -> str:
+    if preset == "cpu":
+        return "cpu"
+    return "paper-quadruped" if task.spec.command_dim else "paper-manipulation"
+
+
+def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True) -> dict:
+    if preset not in PIPELINE_PRESETS:
+        raise KeyError(f"unknown pipeline preset {preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
+    cfg, task, out = PIPELINE_PRESETS[preset], get_task(task_name), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model_name = _model_preset_for(task, preset)
+    (out / "pipeline.json").write_text(json.dumps({"task": task_name, "preset": preset, **asdict(cfg)}, indent=2))
+
+    sim_data = out / "sim_data"
+    if not (sim_data / "stats.json").exists():
+        log.info("generating %d simulation episodes", cfg.episodes)
+        generate(task, sim_data, cfg.episodes, cfg.workers, progress=progress)
+    sim_stats = json.loads((sim_data / "stats.json").read_text())
+
+    model_dir = out / "pretrained"
+    train_cfg = train_preset(model_name)
+    if cfg.pretrain_steps:
+        train_cfg = replace(train_cfg, steps=cfg.pretrain_steps)
+    if not (model_dir / "pretrain_done").exists():
+        pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
+        (model_dir / "pretrain_done").write_text("ok\n")
+
+    sim_eval_path = out / "sim_eval.json"
+    if not sim_eval_path.exists():
+        from simdist.checkpoint import load_model
+
+        model = load_model(model_dir)
+        per_grid = {}
+        for grid in task.grids:
+            res = rollout(task, task.make_env("sim", seed=1), MPPIAgent(model, mppi_preset(model_name)),
+                          task.initial_conditions(grid, cfg.sim_eval_trials, seed=1), progress=progress)
+            per_grid[grid] = res.summary(task.spec.control_period_s)
+        sim_eval_path.write_text(json.dumps(per_grid, indent=2))
+    sim_eval = json.loads(sim_eval_path.read_text())
+
+    results = {}
+    for grid in task.grids:
+        adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=cfg.episodes_per_round, grid=grid)
+        results[grid] = adapt(task, model_dir, out / f"adapt_{grid}", adapt_cfg, mppi_preset(model_name),
+                              finetune_preset(model_name), progress=progress)
+    summary = {
+        "task": task_name, "preset": preset, "out": str(out),
+        "zero_shot_success": sum(r["zero_shot_success"] for r in results.values()) / len(results),
+        "final_success": sum(r["final_success"] for r in results.values()) / len(results),
+        "real_minutes": sum(r["real_minutes"] for r in results.values()),
+        "sim_success": {g: v["success_rate"] for g, v in sim_eval.items()},
+        "sim_dataset": {k: sim_stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate")},
+    }
+    write_report(out, summary, results)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary

@@ -1,0 +1,89 @@
+import numpy as np
+import pytest
+
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
+                                   write_episodes)
+from simdist.data.windows import WindowDataset
+
+INFO = DatasetInfo(task="toy", domain="sim", control_period_s=0.1, obs_shapes={"proprio": (2,)}, action_dim=1)
+
+
+def make_episode(L: int, offset: float, labels: bool = True) -> Episode:
+    t = np.arange(L, dtype=np.float32) + offset
+    return Episode(obs={"proprio": np.stack([t, -t], 1)}, action=t[:, None] * 10,
+                   reward=t * 100 if labels else None, value=t * 1000 if labels else None,
+                   expert=np.ones(L, bool) if labels else None, source_policy="expert")
+
+
+def test_round_trip_and_tmp_files_ignored(tmp_path):
+    create_dataset(tmp_path, INFO)
+    write_episodes(tmp_path, [make_episode(8, 0), make_episode(6, 100)], name="a")
+    (tmp_path / "episodes" / "b.h5.tmp").write_bytes(b"half-written by a crashed process")
+    info, eps = load_episodes(tmp_path)
+    assert info.task == "toy" and [len(e) for e in eps] == [8, 6]
+    np.testing.assert_array_equal(eps[1].obs["proprio"][:, 0], np.arange(6) + 100)
+    with pytest.raises(DatasetError, match="refusing to overwrite"):
+        write_episodes(tmp_path, [make_episode(3, 0)], name="a")
+
+
+def test_truncated_file_gives_clear_error_and_can_be_skipped(tmp_path):
+    create_dataset(tmp_path, INFO)
+    good = write_episodes(tmp_path, [make_episode(8, 0)], name="good")
+    bad = tmp_path / "episodes" / "bad.h5"
+    bad.write_bytes(good.read_bytes()[:300])
+    with pytest.raises(DatasetError, match="bad.h5"):
+        load_episodes(tmp_path)
+    _, eps = load_episodes(tmp_path, skip_corrupt=True)
+    assert len(eps) == 1
+
+
+@pytest.mark.parametrize("broken, message", [
+    (lambda e: e.obs.pop("proprio"), "missing observation group"),
+    (lambda e: e.obs.__setitem__("proprio", np.zeros((8, 3), np.float32)), "shape"),
+    (lambda e: e.action.__setitem__((2, 0), np.nan), "NaN"),
+])
+def test_malformed_episode_is_rejected_and_nothing_written(tmp_path, broken, message):
+    create_dataset(tmp_path, INFO)
+    ep = make_episode(8, 0)
+    broken(ep)
+    with pytest.raises(DatasetError, match=message):
+        write_episodes(tmp_path, [ep])
+    assert list((tmp_path / "episodes").iterdir()) == []
+
+
+def test_missing_dataset_json(tmp_path):
+    with pytest.raises(DatasetError, match="dataset.json"):
+        load_episodes(tmp_path)
+
+
+def test_windows_never_cross_episodes_and_pad_history():
+    eps = [make_episode(8, 0), make_episode(6, 100)]
+    data = WindowDataset(INFO, eps, history=3, horizon=2)
+    assert len(data) == (8 - 2) + (6 - 2)
+    b = data.batch(np.arange(len(data)))
+    fut = b["future_obs"]["proprio"][:, :, 0]
+    cur = b["obs"]["proprio"][:, 0]
+    # every future observation comes from the same episode, in order
+    assert ((fut - cur[:, None]) == np.array([1.0, 2.0])).all()
+    # window at the first step of episode 2: history padded with its first obs and zero actions
+    first = int(np.flatnonzero(cur.numpy() == 100)[0])
+    assert (b["hist_proprio"][first, :, 0] == 100).all()
+    assert (b["hist_action"][first] == 0).all()
+    # labels are aligned: rewards r_t.., values v_{t+1}.. (critic at the state after each action)
+    assert b["rewards"][first].tolist() == [10000.0, 10100.0]
+    assert b["values"][first].tolist() == [101000.0, 102000.0]
+
+
+def test_real_data_without_labels_is_accepted():
+    data = WindowDataset(INFO, [make_episode(8, 0, labels=False)], history=2, horizon=2)
+    b = data.batch(np.arange(len(data)))
+    assert (b["labelled"] == 0).all()
+    assert "reward" not in data.statistics()
+
+
+def test_split_is_by_episode():
+    eps = [make_episode(10, 100 * i) for i in range(10)]
+    data = WindowDataset(INFO, eps, history=2, horizon=2)
+    train, val = data.split(0.2, seed=0)
+    assert set(data.window_episode[train]).isdisjoint(data.window_episode[val])
+    assert len(set(data.window_episode[val])) == 2

@@ -1,0 +1,101 @@
+"""The planner on problems with known solutions. The world model's scoring function is replaced by an
+analytic one (the planner, not the model, is under test); everything else is the real model."""
+
+import numpy as np
+import pytest
+import torch
+
+from simdist.config import MPPIConfig, model_preset
+from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.planning.agent import MPPIAgent
+from simdist.planning.mppi import MPPIPlanner
+
+SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), action_high=(3.0, 3.0))
+
+
+def model_with_returns(returns_fn) -> WorldModel:
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), SPEC).eval()
+    model.plan_returns_n = lambda ctx, actions_n, discount: returns_fn(actions_n)
+    return model
+
+
+def context(model):
+    obs = {"proprio": torch.zeros(1, 2)}
+    H = model.cfg.history
+    return model.planning_context(obs, torch.zeros(1, H, 2), torch.zeros(1, H, 2))
+
+
+def linear_quadratic_returns(x0: float = 2.0, rho: float = 0.1):
+    """x_{k+1} = x_k + a_k (per action dim), R = -Σ x_{k+1}² - ρ Σ a_k²."""
+    def returns(actions):
+        x = x0 + torch.cumsum(actions, dim=1)
+        return -(x**2).sum((1, 2)) - rho * (actions**2).sum((1, 2))
+    return returns
+
+
+def lq_optimum(T: int, x0: float = 2.0, rho: float = 0.1) -> np.ndarray:
+    # Least squares in the T actions of one dimension: minimise ‖x0·1 + L a‖² + ρ‖a‖², L lower-triangular ones.
+    L = np.tril(np.ones((T, T)))
+    return np.linalg.solve(L.T @ L + rho * np.eye(T), -L.T @ (x0 * np.ones(T)))
+
+
+def test_mppi_reaches_linear_quadratic_optimum():
+    model = model_with_returns(linear_quadratic_returns(rho=1.0))
+    cfg = MPPIConfig(samples=512, policy_samples=0, iterations=20, elites=64, temperature=0.5, init_std=1.0,
+                     min_std=0.01, warm_start=False)
+    result = MPPIPlanner(model, cfg).plan(context(model))
+    optimum = lq_optimum(model.cfg.horizon, rho=1.0)
+    np.testing.assert_allclose(result.mean[:, 0].numpy(), optimum, atol=0.1)
+    np.testing.assert_allclose(result.mean[:, 1].numpy(), optimum, atol=0.1)
+
+
+def test_action_bounds_are_enforced():
+    target = 10.0  # optimum far outside the bounds
+    model = model_with_returns(lambda a: -((a - target) ** 2).sum((1, 2)))
+    res = MPPIPlanner(model, MPPIConfig(samples=64, policy_samples=8, elites=16)).plan(context(model))
+    assert (res.action <= 3.0 + 1e-6).all() and (res.action >= -3.0 - 1e-6).all()
+
+
+def test_nan_returns_never_produce_nan_actions():
+    model = model_with_returns(lambda a: torch.full((a.shape[0],), float("nan")))
+    res = MPPIPlanner(model, MPPIConfig(samples=32, policy_samples=8, elites=8)).plan(context(model))
+    assert res.fallback and torch.isfinite(res.action).all()
+
+    def some_nan(a):
+        r = -(a**2).sum((1, 2))
+        r[::2] = float("nan")
+        return r
+    model = model_with_returns(some_nan)
+    res = MPPIPlanner(model, MPPIConfig(samples=32, policy_samples=8, elites=8)).plan(context(model))
+    assert not res.fallback and torch.isfinite(res.action).all()
+
+
+def test_warm_start_shifts_previous_plan_by_one_step():
+    model = model_with_returns(linear_quadratic_returns())
+    planner = MPPIPlanner(model, MPPIConfig(samples=16, policy_samples=0, elites=4))
+    prev = torch.arange(10, dtype=torch.float32).reshape(5, 2)
+    planner.prev_mean = prev
+    mean = planner.initial_mean(torch.zeros(5, 2))
+    assert mean[:4].tolist() == prev[1:].tolist() and mean[4].tolist() == prev[4].tolist()
+    planner.reset()
+    assert planner.initial_mean(torch.ones(5, 2)).tolist() == torch.ones(5, 2).tolist()
+
+
+def test_too_many_elites_is_an_error():
+    model = model_with_returns(linear_quadratic_returns())
+    with pytest.raises(ValueError, match="elites"):
+        MPPIPlanner(model, MPPIConfig(samples=8, policy_samples=0, elites=16))
+
+
+def test_agent_rejects_malformed_observations():
+    torch.manual_seed(0)
+    agent = MPPIAgent(WorldModel(model_preset("cpu"), SPEC), MPPIConfig(samples=16, policy_samples=4, elites=4))
+    with pytest.raises(KeyError, match="proprio"):
+        agent.act({"joints": np.zeros(2)})
+    with pytest.raises(ValueError, match="shape"):
+        agent.act({"proprio": np.zeros(3)})
+    with pytest.raises(ValueError, match="NaN"):
+        agent.act({"proprio": np.array([0.0, np.nan])})
+    action = agent.act({"proprio": np.zeros(2)})
+    assert action.shape == (2,) and np.isfinite(action).all()

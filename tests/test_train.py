@@ -1,0 +1,112 @@
+import json
+
+import pytest
+import torch
+
+from simdist import checkpoint as ckpt
+from simdist.config import FinetuneConfig, TrainConfig
+from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
+from simdist.train import finetune, lr_at, pretrain
+
+
+def test_lr_schedule_warmup_then_cosine():
+    assert lr_at(0, 1.0, 0.1, 10, 100) == pytest.approx(0.1)
+    assert lr_at(9, 1.0, 0.1, 10, 100) == pytest.approx(1.0)
+    assert lr_at(100, 1.0, 0.1, 10, 100) == pytest.approx(0.1)
+    assert 0.1 < lr_at(55, 1.0, 0.1, 10, 100) < 1.0
+
+
+def test_pretrain_writes_safetensors_checkpoint_and_metrics(pretrained):
+    assert (pretrained / "model.safetensors").exists() and (pretrained / "config.json").exists()
+    rows = [json.loads(line) for line in (pretrained / "metrics.jsonl").read_text().splitlines()]
+    assert {"train/latent", "train/reward", "train/value", "train/bc", "val/total"} <= set(rows[-1])
+    assert rows[-1]["val/total"] < 50
+
+
+def test_checkpoint_round_trip(pretrained):
+    a = ckpt.load_model(pretrained)
+    ckpt.save_model(pretrained.parent / "copy", a)
+    b = ckpt.load_model(pretrained.parent / "copy")
+    for (ka, va), (kb, vb) in zip(a.state_dict().items(), b.state_dict().items()):
+        assert ka == kb and torch.equal(va, vb)
+    assert torch.equal(a.normalizer.proprio_mean, b.normalizer.proprio_mean)
+
+
+def test_mismatched_or_truncated_checkpoint_errors(pretrained, tmp_path):
+    model = ckpt.load_model(pretrained)
+    cfg = json.loads((pretrained / "config.json").read_text())
+    cfg["model"]["latent_dim"] = 8
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "config.json").write_text(json.dumps(cfg))
+    (bad / "model.safetensors").write_bytes((pretrained / "model.safetensors").read_bytes())
+    with pytest.raises(ckpt.CheckpointError, match="mismatched shapes"):
+        ckpt.load_model(bad)
+    (bad / "config.json").write_text((pretrained / "config.json").read_text())
+    (bad / "model.safetensors").write_bytes((pretrained / "model.safetensors").read_bytes()[:100])
+    with pytest.raises(ckpt.CheckpointError, match="cannot read"):
+        ckpt.load_model(bad)
+    with pytest.raises(ckpt.CheckpointError, match="config.json"):
+        ckpt.load_model(tmp_path / "nowhere")
+    assert model is not None
+
+
+def real_like_dataset(src, dst):
+    """The sim episodes with their labels removed, as a robot would log them."""
+    info, episodes = load_episodes(src)
+    info.domain = "real"
+    create_dataset(dst, info)
+    for e in episodes:
+        e.reward = e.value = e.expert = None
+    write_episodes(dst, episodes)
+    return dst
+
+
+def test_finetune_changes_only_the_dynamics(pretrained, pendulum_data, tmp_path):
+    real = real_like_dataset(pendulum_data, tmp_path / "real")
+    before = ckpt.load_model(pretrained)
+    finetune(pretrained, real, tmp_path / "ft", FinetuneConfig(steps=15, batch_size=16, warmup_steps=2, val_every=15),
+             device=torch.device("cpu"), progress=False)
+    after = ckpt.load_model(tmp_path / "ft")
+    changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    assert changed and all(k.startswith("dynamics.") for k in changed), changed
+    # every frozen tensor (encoder, action embedding, heads, normaliser) is bit-identical
+    for k, v in before.state_dict().items():
+        if not k.startswith("dynamics."):
+            assert torch.equal(v, after.state_dict()[k]), k
+
+
+def test_finetune_can_unfreeze_the_value_for_ablations(pretrained, pendulum_data, tmp_path):
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"))
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
+    before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
+    changed = {k.split(".")[0] for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    assert changed == {"dynamics"}  # the value term has weight 0 in the default finetune loss
+    with pytest.raises(KeyError, match="valid groups"):
+        finetune(pretrained, pendulum_data, tmp_path / "x", FinetuneConfig(steps=1, trainable=("brain",)),
+                 device=torch.device("cpu"), progress=False)
+
+
+def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):
+    cfg = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
+    full = pretrain(pendulum_data, tmp_path / "full", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
+    part_cfg = TrainConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10,
+                           decay_steps=20)
+    pretrain(pendulum_data, tmp_path / "resumed", tiny_cfg, part_cfg, device=torch.device("cpu"), progress=False)
+    cfg20 = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
+    pretrain(pendulum_data, tmp_path / "resumed", tiny_cfg, cfg20, device=torch.device("cpu"), progress=False)
+    a, b = ckpt.load_model(full.out_dir), ckpt.load_model(tmp_path / "resumed")
+    for k, v in a.state_dict().items():
+        assert torch.allclose(v, b.state_dict()[k], atol=1e-5), k
+
+
+def test_dataset_shape_mismatch_is_rejected(pretrained, tmp_path):
+    info = DatasetInfo(task="other", domain="real", control_period_s=0.1, obs_shapes={"proprio": (5,)}, action_dim=1)
+    create_dataset(tmp_path / "d", info)
+    import numpy as np
+    from simdist.data.episodes import Episode
+    write_episodes(tmp_path / "d", [Episode(obs={"proprio": np.zeros((12, 5), np.float32)},
+                                            action=np.zeros((12, 1), np.float32))])
+    with pytest.raises(ValueError, match="do not match"):
+        finetune(pretrained, tmp_path / "d", tmp_path / "ft", FinetuneConfig(steps=1), device=torch.device("cpu"),
+                 progress=False)
