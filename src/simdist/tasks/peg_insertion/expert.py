@@ -43,6 +43,7 @@ class ExpertTuning:
     action_scale: float = 1.0  # < 1: sluggish
     align_yaw: bool = True
     release_above_hole_m: float | None = None  # open the gripper this high above the mouth (premature release)
+    release_xy_tolerance_m: float = 0.003  # ... once the peg is this close to the hole axis
     search: bool = True
     random_action_prob: float = 0.0
 
@@ -119,7 +120,8 @@ class ScriptedExpert:
                 return Goal(np.array([*state.tcp_pos[:2], carry_z]), tool_rot, CLOSE)
             return Goal(np.array([*(state.tcp_pos[:2] + peg_error_xy), carry_z]), tool_rot, CLOSE)
         fine_xy = state.tcp_pos[:2] + peg_error_xy
-        if t.release_above_hole_m is not None and bottom_above_mouth < t.release_above_hole_m and xy_error < 0.003:
+        if (t.release_above_hole_m is not None and bottom_above_mouth < t.release_above_hole_m
+                and xy_error < t.release_xy_tolerance_m):
             return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, OPEN)
         aligned = (xy_error < t.align_tolerance_m and abs(yaw_error) < t.yaw_tolerance_rad
                    and state.peg_tilt < t.yaw_tolerance_rad)
@@ -185,13 +187,14 @@ def suboptimal_tunings() -> list[ExpertTuning]:
     base = ExpertTuning()
     return [
         replace(base, name="no_search", search=False),
-        replace(base, name="sluggish", action_scale=0.35),
+        replace(base, name="sluggish", action_scale=0.35),  # succeeds, but slowly (lower return)
         replace(base, name="hole_bias_1mm", hole_bias_m=(0.0007, 0.0007)),
         replace(base, name="yaw_bias", yaw_bias_rad=0.06),
         replace(base, name="random_mix_30", random_action_prob=0.3),
         replace(base, name="skip_yaw_alignment", align_yaw=False),
         replace(base, name="hole_bias_4mm", hole_bias_m=(0.003, -0.0025)),
-        replace(base, name="premature_release", release_above_hole_m=0.03),
+        replace(base, name="premature_release", release_above_hole_m=0.03, release_xy_tolerance_m=0.008),
+        replace(base, name="random_mix_15", random_action_prob=0.15),
         replace(base, name="random_mix_70", random_action_prob=0.7),
         replace(base, name="random", random_action_prob=1.0),
     ]

@@ -3,6 +3,7 @@
     python -m simdist.tasks.peg_insertion.measure speed
     python -m simdist.tasks.peg_insertion.measure expert [--trials 20]
     python -m simdist.tasks.peg_insertion.measure suboptimal [--trials 20] [--grid wide]
+    python -m simdist.tasks.peg_insertion.measure real-gaps [--trials 20] [--grid wide]
 
 Evaluation uses the task's fixed initial conditions (seed 0) and reads exact state through the env's oracle, so the
 privileged expert can also be run zero-shot in `real` (a physical robot would not allow this).
@@ -11,12 +12,15 @@ privileged expert can also be run zero-shot in `real` (a physical robot would no
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import time
 
 import numpy as np
 
+from simdist.tasks.base import apply_physics_overrides
+from simdist.tasks.peg_insertion.physics import PegPhysics, default_physics
 from simdist.tasks.peg_insertion.rollout import success_rate
 from simdist.tasks.peg_insertion.task import PegInsertionTask
 
@@ -63,9 +67,30 @@ def measure_suboptimal(trials: int, grid: str) -> dict[str, float]:
     return results
 
 
+def measure_real_gaps(trials: int, grid: str) -> dict[str, float]:
+    """Expert success in `real` with one effect at a time put back to its `sim` value (range midpoint)."""
+    task = PegInsertionTask()
+    sim, real = default_physics("sim"), default_physics("real")
+    ics = task.initial_conditions(grid, trials, seed=0)
+    variants: dict[str, dict] = {"real (all effects)": {}}
+    for f in dataclasses.fields(PegPhysics):
+        if getattr(sim, f.name) != getattr(real, f.name) and not f.name.startswith("perception"):
+            value = getattr(sim, f.name)
+            middle = (value[0] + value[1]) / 2
+            variants[f"{f.name} -> sim"] = {f.name: (middle, middle)}
+    for latency in (0.04, 0.045):
+        variants[f"latency {latency * 1000:.0f} ms"] = {"actuation_latency_range_s": (latency, latency)}
+    results = {}
+    for label, overrides in variants.items():
+        env = task.make_env("real", apply_physics_overrides(real, overrides), seed=0)
+        results[label], _ = success_rate(env, task.expert(), ics)
+        log.info("%s: %.2f", label, results[label])
+    return results
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["speed", "expert", "suboptimal"])
+    parser.add_argument("what", choices=["speed", "expert", "suboptimal", "real-gaps"])
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--grid", default="wide")
     args = parser.parse_args(argv)
@@ -74,8 +99,10 @@ def main(argv: list[str] | None = None) -> None:
         result = measure_speed()
     elif args.what == "expert":
         result = measure_expert(args.trials)
-    else:
+    elif args.what == "suboptimal":
         result = measure_suboptimal(args.trials, args.grid)
+    else:
+        result = measure_real_gaps(args.trials, args.grid)
     print(json.dumps(result, indent=1))  # the result itself is the program's output
 
 
