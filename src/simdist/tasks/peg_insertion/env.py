@@ -16,7 +16,9 @@ from simdist.tasks.peg_insertion.model import (
 )
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
 from simdist.tasks.peg_insertion.reward import PegState, dense_reward, is_seated
-from simdist.tasks.peg_insertion.rotations import rot6, rotvec_to_matrix, tool_down_rotation, yaw_features, yaw_of
+from simdist.tasks.peg_insertion.rotations import (
+    rot6, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_features, yaw_of,
+)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ class PegInsertionEnv(gym.Env):
             if self._sample_initial_condition is None:
                 raise ValueError("no initial_condition given and the env has no training sampler")
             ic = self._sample_initial_condition(self._rng)
+        elif isinstance(ic, dict):  # e.g. read from a JSON/YAML evaluation file
+            ic = InitialCondition(**ic)
         self.initial_condition = ic
         self.draw = sample_physics(self.physics, self._rng)
         self._apply_physics()
@@ -157,7 +161,7 @@ class PegInsertionEnv(gym.Env):
         self.solved = False
         self._reset_done = True
         privileged = self._privileged()
-        return self._observation(), self._info(privileged, PegState.from_privileged(privileged), 0.0, False)
+        return self._observation(), self._info(privileged, 0.0, False)
 
     def step(self, action):
         if not self._reset_done:
@@ -189,7 +193,7 @@ class PegInsertionEnv(gym.Env):
             reward = 1.0 if first_success else 0.0
         else:
             reward = dense_reward(state, action, success)
-        return self._observation(), reward, terminated, truncated, self._info(privileged, state, reward, success)
+        return self._observation(), reward, terminated, truncated, self._info(privileged, reward, success)
 
     # ------------------------------------------------------------------------------------------------ internals
     def _move_setpoint(self, action: np.ndarray) -> None:
@@ -200,7 +204,7 @@ class PegInsertionEnv(gym.Env):
         self.setpoint_pos = np.clip(target, c.workspace_low, c.workspace_high)
         rot = rotvec_to_matrix(action[3:6] * c.max_rotation_rad) @ self.setpoint_rot
         tcp_rot = self.data.site_xmat[self.tcp_site].reshape(3, 3)
-        lead = ctl.rotation_error(rot, tcp_rot)
+        lead = rotation_error(rot, tcp_rot)
         lead_norm = float(np.linalg.norm(lead))
         if lead_norm > c.max_setpoint_lead_rad:  # pull the set-point back towards the actual orientation
             rot = rotvec_to_matrix(lead * (c.max_setpoint_lead_rad / lead_norm)) @ tcp_rot
@@ -265,7 +269,7 @@ class PegInsertionEnv(gym.Env):
         })
         return {PROPRIO_KEY: proprio}
 
-    def _info(self, privileged: np.ndarray, state: PegState, reward: float, success: bool) -> dict:
+    def _info(self, privileged: np.ndarray, reward: float, success: bool) -> dict:
         info = {"success": bool(success)}
         if self.domain != "real":
             info["privileged"] = privileged

@@ -19,7 +19,7 @@ from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import (
-    rot6_to_matrix, rotation_error, rotvec_to_matrix, square_yaw_error, tool_down_rotation, yaw_of,
+    rotation_error, rotvec_to_matrix, square_yaw_error, tool_down_rotation, yaw_of,
 )
 
 CLOSE, OPEN = 1.0, -1.0
@@ -67,13 +67,12 @@ class ScriptedExpert:
             return self._rng.uniform(-1.0, 1.0, ACTION_DIM)
         state = PegState.from_privileged(privileged)
         setpoint_pos = PRIVILEGED.get(privileged, "setpoint_pos")
-        setpoint_rot = rot6_to_matrix(PRIVILEGED.get(privileged, "setpoint_rot6"))
         if state.grasped or (state.gripper_closing and self._closing_on_peg(state)):
             goal = self._carry_and_insert(state)
         else:
             self._stalled = 0
             goal = self._pick(state)
-        return self._to_action(state, setpoint_pos, setpoint_rot, goal)
+        return self._to_action(state, setpoint_pos, goal)
 
     # ------------------------------------------------------------------------------------------------ phases
     def _closing_on_peg(self, state: PegState) -> bool:
@@ -139,7 +138,7 @@ class ScriptedExpert:
         return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m)
 
     # ------------------------------------------------------------------------------------------------ action
-    def _to_action(self, state: PegState, setpoint_pos, setpoint_rot, goal: "Goal") -> np.ndarray:
+    def _to_action(self, state: PegState, setpoint_pos: np.ndarray, goal: "Goal") -> np.ndarray:
         """Far from the goal, jump the set-point to it; near it, correct the set-point by the *measured* error
         (integral action that removes tracking offsets such as sag)."""
         t = self.tuning
