@@ -3,7 +3,8 @@
 Round j (j = 0 … J) deploys model_j (model_0 = the pretrained checkpoint) for M episodes on the task's
 fixed evaluation initial conditions; those rollouts are both the evaluation of model_j (the paper's
 success-rate point after j updates) and new real data. After round j < J, the dynamics are finetuned on
-*all* real data so far, starting from the pretrained checkpoint, giving model_{j+1}.
+*all* real data so far, starting from the pretrained checkpoint, giving model_{j+1} (optionally with
+simulation replay, FinetuneConfig.sim_replay_fraction).
 
 Crash safety: each episode is written atomically the moment it ends (`r{j}_e{i}.h5`); a finetune writes its
 checkpoint atomically and a `done` marker last. Re-running the same command skips every completed episode
@@ -45,7 +46,8 @@ def _round_model(out: Path, j: int, pretrained: str | Path) -> Path:
 
 
 def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi: MPPIConfig,
-          ft: FinetuneConfig, physics=None, progress: bool = True, device: torch.device | None = None) -> dict:
+          ft: FinetuneConfig, physics=None, progress: bool = True, device: torch.device | None = None,
+          sim_data: str | Path | None = None) -> dict:
     """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results."""
     out = Path(out)
     spec = task.spec
@@ -64,7 +66,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         model_dir = _round_model(out, j, pretrained)
         if j > 0 and not (model_dir / "done").exists():
             log.info("round %d: finetuning the dynamics on all real data so far", j)
-            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress)
+            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, sim_data=sim_data)
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)

@@ -60,7 +60,9 @@ def cmd_finetune(args) -> dict:
         cfg = replace(cfg, steps=args.steps)
     if args.trainable:
         cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
-    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet)
+    if args.sim_replay is not None:
+        cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
+    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
             "train_loss": result.train_loss, "val_loss": result.val_loss}
 
@@ -111,8 +113,10 @@ def cmd_adapt(args) -> dict:
     if args.finetune_steps:
         ft = replace(ft, steps=args.finetune_steps)
     cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed)
+    if args.sim_replay is not None:
+        ft = replace(ft, sim_replay_fraction=args.sim_replay)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.preset), ft,
-                 physics=args.physics, progress=not args.quiet)
+                 physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
 
 
 def cmd_demo(args) -> dict:
@@ -167,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu")
     sp.add_argument("--steps", type=int)
     sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
+    sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
+    sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
     for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
         sp = add(name, fn, help)
         sp.add_argument("task")
@@ -200,6 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--finetune-steps", type=int)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
+    sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
+    sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu")

@@ -85,7 +85,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     for grid in task.grids:
         adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=cfg.episodes_per_round, grid=grid)
         results[grid] = adapt(task, model_dir, out / f"adapt_{grid}", adapt_cfg, mppi_preset(model_name),
-                              finetune_preset(model_name), progress=progress)
+                              finetune_preset(model_name), progress=progress, sim_data=sim_data)
     summary = {
         "task": task_name, "preset": preset, "out": str(out),
         "zero_shot_success": sum(r["zero_shot_success"] for r in results.values()) / len(results),

@@ -86,7 +86,8 @@ def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: L
 def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: Path, *,
           steps: int, batch_size: int, lr: float, lr_end: float, warmup: int, decay_steps: int,
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
-          grad_clip: float | None, extra: dict, progress: bool) -> TrainResult:
+          grad_clip: float | None, extra: dict, progress: bool,
+          replay: WindowDataset | None = None, replay_fraction: float = 0.0) -> TrainResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     train_ids, val_ids = data.split(val_fraction, seed)
@@ -111,7 +112,11 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, lr, lr_end, warmup, decay_steps)
         rng = np.random.default_rng([seed, step])
-        loss, train_logs = world_model_loss(model, data.batch(rng.choice(train_ids, batch_size)), weights)
+        n_replay = int(round(batch_size * replay_fraction)) if replay is not None else 0
+        batch = data.batch(rng.choice(train_ids, batch_size - n_replay))
+        if n_replay:
+            batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
+        loss, train_logs = world_model_loss(model, batch, weights)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:
@@ -132,6 +137,10 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
     if start >= steps:
         val_logs = evaluate(model, data, val_ids, weights, batch_size, seed)
     return TrainResult(out_dir, steps, train_logs, val_logs)
+
+
+def concat_batches(a: dict, b: dict) -> dict:
+    return {k: concat_batches(v, b[k]) if isinstance(v, dict) else torch.cat((v, b[k])) for k, v in a.items()}
 
 
 def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: TrainConfig,
@@ -163,7 +172,8 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
 
 
 def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
-             device: torch.device | None = None, progress: bool = True) -> TrainResult:
+             device: torch.device | None = None, progress: bool = True,
+             sim_data: str | Path | None = None) -> TrainResult:
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
@@ -176,10 +186,16 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
+    replay = None
+    if cfg.sim_replay_fraction > 0:
+        if sim_data is None:
+            raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
+        replay = load_windows(sim_data, model.cfg, device)
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
     return _loop(model, params, data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                  lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
                  val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, weights=cfg.loss,
-                 grad_clip=None, extra=extra, progress=progress)
+                 grad_clip=None, extra=extra, progress=progress, replay=replay,
+                 replay_fraction=cfg.sim_replay_fraction)

@@ -1,0 +1,48 @@
+"""End to end through the command line on the tiny built-in task: generate → pretrain → evaluate → adapt."""
+
+import json
+
+import pytest
+
+from simdist.cli import main
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
+    out = run_json(capsys, "tasks", "--json")
+    assert "pendulum" in out["tasks"]
+    ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--domain", "real",
+                  "--trials", "2", "--json", "--quiet")
+    assert 0.0 <= ev["success_rate"] <= 1.0 and (pretrained / "eval_info.json").exists()
+    ex = run_json(capsys, "expert", "eval", "pendulum", "--domain", "sim", "--trials", "3", "--json", "--quiet")
+    assert set(ex) >= {"success_rate", "mean_time_s"}
+    adapt = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
+                     "--episodes-per-round", "2", "--out", str(tmp_path / "adapt"), "--finetune-steps", "5",
+                     "--sim-data", str(pendulum_data), "--json", "--quiet")
+    assert set(adapt) >= {"zero_shot_success", "final_success", "real_minutes"}
+    assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
+    # a rerun resumes: nothing is collected or trained again
+    again = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
+                     "--episodes-per-round", "2", "--out", str(tmp_path / "adapt"), "--finetune-steps", "5",
+                     "--sim-data", str(pendulum_data), "--json", "--quiet")
+    assert again["rounds"][1]["successes"] == adapt["rounds"][1]["successes"]
+    assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
+
+
+def test_generate_command(tmp_path, capsys):
+    stats = run_json(capsys, "generate", "pendulum", "--episodes", "3", "--out", str(tmp_path / "d"), "--json",
+                     "--quiet")
+    assert stats["episodes"] == 3
+
+
+def test_clear_errors(tmp_path, caplog):
+    assert main(["evaluate", "nope", "--checkpoint", str(tmp_path), "--json"]) == 2
+    assert "valid tasks" in caplog.text
+    assert main(["pretrain", "--data", str(tmp_path), "--out", str(tmp_path / "o"), "--json"]) == 2
+    assert "dataset.json" in caplog.text
+    with pytest.raises(SystemExit):
+        main(["bench", "fly"])
