@@ -1,0 +1,191 @@
+"""Transitions (o, a, r, o′, done) built from `Episode`s, reward labelling, and symmetric sampling.
+
+An episode records o_0 … o_{L-1} and a_0 … a_{L-1}; the observation after the last action is not stored, so
+that action has no successor. We drop it and give its outcome to transition L-2, which becomes the
+episode's last transition: L-1 transitions per episode.
+
+Rewards: real episodes carry no reward labels, so a `RewardFn(episode) -> (rewards, terminals)` (both of
+length L-1) labels them:
+  * `sparse_success`: 1 on the last transition of a successful episode, else 0; a success is terminal
+    (done = 1, no bootstrap). A failure that hits the time limit is *not* terminal (RLPD's mask rule).
+  * `sim_labels`: the dense reward recorded in simulation (never terminal).
+  * `world_model_reward(model)`: SimDist's learned reward head (the quadruped baselines' reward).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+import torch
+
+from simdist.data.episodes import Episode
+from simdist.tasks.base import COMMAND_KEY
+
+RewardFn = Callable[[Episode], tuple[np.ndarray, np.ndarray]]
+OFFLINE_FLAG = "is_offline"  # batch key marking where each sample came from (for tests and logging)
+
+
+def sparse_success(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
+    n = len(episode) - 1
+    rewards, terminals = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    if n > 0 and episode.success:
+        rewards[-1] = terminals[-1] = 1.0
+    return rewards, terminals
+
+
+def sim_labels(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
+    if episode.reward is None:
+        raise ValueError("episode has no reward labels (a real episode?); pass a reward function")
+    n = len(episode) - 1
+    return episode.reward[:n].astype(np.float32), np.zeros(n, np.float32)
+
+
+def world_model_reward(model) -> RewardFn:
+    """Label each transition with SimDist's reward head r̂_t (first step of a T-step window).
+
+    The window's remaining actions are the logged ones, padded with the last action at the episode's end;
+    the history buffer starts filled with o_0 and zero actions, as during training.
+    """
+    from simdist.model.world_model import ACTION, COMMAND, PROPRIO, REWARD
+
+    @torch.no_grad()
+    def label(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
+        H, T, L = model.cfg.history, model.cfg.horizon, len(episode)
+        n = L - 1
+        t = np.arange(n)
+        hist = np.maximum(t[:, None] + np.arange(-H, 0), 0)
+        fut = np.minimum(t[:, None] + np.arange(T), L - 1)
+        as_t = lambda x: torch.as_tensor(np.asarray(x, np.float32))
+        norm = model.normalizer.normalize
+        obs = {g: as_t(v[:n]) for g, v in episode.obs.items()}
+        hist_a = as_t(episode.action[hist]) * as_t(t[:, None] + np.arange(-H, 0) >= 0).unsqueeze(-1)
+        z = model.encode(obs)
+        ctx = model.context_n(z, norm(PROPRIO, as_t(episode.obs[PROPRIO][hist])), norm(ACTION, hist_a))
+        actions_n = norm(ACTION, as_t(episode.action[fut]))
+        command_n = None
+        if model.spec.command_dim:
+            command_n = norm(COMMAND, as_t(episode.command[np.minimum(t[:, None] + np.arange(T + 1), L - 1)]))
+        zhat = model.latents_n(model.dynamics["decoder"].cache(ctx), actions_n)
+        r = model.normalizer.denormalize(REWARD, model.rewards_n(z, zhat, actions_n, command_n))[:, 0]
+        return r.numpy().astype(np.float32), np.zeros(n, np.float32)
+
+    return label
+
+
+@dataclass
+class TransitionBuffer:
+    """Flat arrays of transitions; observation dicts include the command under "command" if the task has one."""
+
+    obs: dict[str, np.ndarray]
+    action: np.ndarray  # raw units
+    reward: np.ndarray
+    next_obs: dict[str, np.ndarray]
+    done: np.ndarray  # 1 = terminal (no bootstrap)
+    expert: np.ndarray  # bool: the action is the uncorrupted expert's (sim) or a demonstration's
+    value: np.ndarray  # V^e(s_t) labels from simulation, NaN where absent (real data)
+
+    def __len__(self) -> int:
+        return int(self.action.shape[0])
+
+    @classmethod
+    def empty(cls, obs_shapes: Mapping[str, tuple[int, ...]], action_dim: int) -> "TransitionBuffer":
+        obs = {g: np.zeros((0, *s), np.float32) for g, s in obs_shapes.items()}
+        z = np.zeros(0, np.float32)
+        return cls(obs, np.zeros((0, action_dim), np.float32), z, {g: v.copy() for g, v in obs.items()},
+                   z.copy(), np.zeros(0, bool), z.copy())
+
+    @classmethod
+    def from_episodes(cls, episodes: list[Episode], reward_fn: RewardFn, expert_default: bool = False,
+                      ) -> "TransitionBuffer":
+        """`expert_default` flags steps of episodes without expert labels (True for demonstrations)."""
+        usable = [e for e in episodes if len(e) > 1]
+        if not usable:
+            raise ValueError("no episode has two or more steps; nothing to build transitions from")
+        parts = [cls._from_episode(e, reward_fn, expert_default) for e in usable]
+        return parts[0] if len(parts) == 1 else parts[0].extend(*parts[1:])
+
+    @classmethod
+    def _from_episode(cls, e: Episode, reward_fn: RewardFn, expert_default: bool) -> "TransitionBuffer":
+        n = len(e) - 1
+        groups = dict(e.obs)
+        if e.command is not None:
+            groups[COMMAND_KEY] = e.command
+        rewards, terminals = reward_fn(e)
+        if rewards.shape != (n,) or terminals.shape != (n,):
+            raise ValueError(f"reward function returned {rewards.shape}/{terminals.shape}, expected ({n},)")
+        expert = e.expert[:n].astype(bool) if e.expert is not None else np.full(n, expert_default)
+        value = e.value[:n].astype(np.float32) if e.value is not None else np.full(n, np.nan, np.float32)
+        return cls({g: v[:n] for g, v in groups.items()}, e.action[:n], rewards,
+                   {g: v[1:] for g, v in groups.items()}, terminals, expert, value)
+
+    def extend(self, *others: "TransitionBuffer") -> "TransitionBuffer":
+        """A new buffer with `others` appended (online data grows in place of the replay ring: budgets are small)."""
+        parts = (self, *others)
+        cat = lambda get: np.concatenate([get(p) for p in parts])
+        return TransitionBuffer({g: cat(lambda p: p.obs[g]) for g in self.obs}, cat(lambda p: p.action),
+                                cat(lambda p: p.reward), {g: cat(lambda p: p.next_obs[g]) for g in self.obs},
+                                cat(lambda p: p.done), cat(lambda p: p.expert), cat(lambda p: p.value))
+
+    def subset(self, mask: np.ndarray) -> "TransitionBuffer":
+        return TransitionBuffer({g: v[mask] for g, v in self.obs.items()}, self.action[mask], self.reward[mask],
+                                {g: v[mask] for g, v in self.next_obs.items()}, self.done[mask],
+                                self.expert[mask], self.value[mask])
+
+    def batch(self, idx: np.ndarray, device: torch.device | str = "cpu") -> dict:
+        t = lambda x: torch.as_tensor(x[idx], dtype=torch.float32, device=device)
+        return {"obs": {g: t(v) for g, v in self.obs.items()}, "action": t(self.action), "reward": t(self.reward),
+                "next_obs": {g: t(v) for g, v in self.next_obs.items()}, "done": t(self.done),
+                "expert": t(self.expert), "value": t(self.value)}
+
+    def sample(self, batch_size: int, rng: np.random.Generator, device: torch.device | str = "cpu") -> dict:
+        if len(self) == 0:
+            raise ValueError("cannot sample from an empty buffer")
+        return self.batch(rng.integers(0, len(self), batch_size), device)
+
+
+def concat_batches(a: dict, b: dict) -> dict:
+    return {k: concat_batches(v, b[k]) if isinstance(v, dict) else torch.cat((v, b[k])) for k, v in a.items()}
+
+
+class SymmetricSampler:
+    """RLPD's symmetric sampling: each batch is `offline_ratio` offline data and the rest online data.
+
+    The split is exact (round(B·ratio) offline rows) rather than a per-row coin flip, so every batch holds
+    the ratio. Until online data exist the whole batch is offline, and with no offline data it is all online.
+    """
+
+    def __init__(self, offline: TransitionBuffer | None, online: TransitionBuffer, offline_ratio: float = 0.5):
+        if not 0.0 <= offline_ratio <= 1.0:
+            raise ValueError(f"offline_ratio must be in [0, 1], got {offline_ratio}")
+        self.offline, self.online, self.offline_ratio = offline, online, offline_ratio
+
+    def add_online(self, transitions: TransitionBuffer) -> None:
+        self.online = self.online.extend(transitions)
+
+    def sample(self, batch_size: int, rng: np.random.Generator, device: torch.device | str = "cpu") -> dict:
+        has_offline = self.offline is not None and len(self.offline) > 0
+        n_off = round(batch_size * self.offline_ratio) if has_offline else 0
+        if len(self.online) == 0:
+            if not has_offline:
+                raise ValueError("no offline and no online data to sample from")
+            n_off = batch_size
+        parts = []
+        if n_off:
+            b = self.offline.sample(n_off, rng, device)
+            b[OFFLINE_FLAG] = torch.ones(n_off, device=device)
+            parts.append(b)
+        if batch_size - n_off:
+            b = self.online.sample(batch_size - n_off, rng, device)
+            b[OFFLINE_FLAG] = torch.zeros(batch_size - n_off, device=device)
+            parts.append(b)
+        return parts[0] if len(parts) == 1 else concat_batches(*parts)
+
+
+def stacked_obs(episodes: list[Episode]) -> dict[str, np.ndarray]:
+    """All observations (and commands) of `episodes` stacked over time: the normaliser's statistics."""
+    out = {g: np.concatenate([e.obs[g] for e in episodes]) for g in episodes[0].obs}
+    if episodes[0].command is not None:
+        out[COMMAND_KEY] = np.concatenate([e.command for e in episodes])
+    return out
