@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, TypeVar
@@ -158,10 +159,9 @@ class EnsembleLinear(nn.Module):
 
     def __init__(self, n: int, in_dim: int, out_dim: int):
         super().__init__()
-        self.weight = nn.Parameter(torch.empty(n, in_dim, out_dim))
+        bound = math.sqrt(6.0 / (in_dim + out_dim))  # Xavier-uniform per member, as RLPD initialises
+        self.weight = nn.Parameter(torch.empty(n, in_dim, out_dim).uniform_(-bound, bound))
         self.bias = nn.Parameter(torch.zeros(n, 1, out_dim))
-        for w in self.weight:  # Xavier-uniform per member, as RLPD initialises
-            nn.init.xavier_uniform_(w.T)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.baddbmm(self.bias, x, self.weight)

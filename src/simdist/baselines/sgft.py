@@ -89,7 +89,7 @@ class SimValue:
             loss.backward()
             opt.step()
         self.net.eval().requires_grad_(False)
-        return float(loss)
+        return float(loss.detach())
 
     @torch.no_grad()
     def __call__(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
