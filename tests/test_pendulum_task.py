@@ -47,7 +47,8 @@ def test_physics_overrides_from_dict_and_file(tmp_path):
         task.make_env("sim", {"masss": 1.0})
     with pytest.raises(ValueError, match="valid domains"):
         task.make_env("mars")
-    assert REAL.mass > SIM.mass * SIM.mass_scale_range[1]  # real is outside the randomisation range
+    assert REAL.max_torque > SIM.max_torque * SIM.torque_scale_range[1]  # outside the randomisation range
+    assert REAL.actuator_delay_s > 0 == SIM.actuator_delay_s  # latency the simulator does not model
 
 
 def test_bad_actions_are_rejected():

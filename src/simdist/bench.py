@@ -65,7 +65,7 @@ def machine() -> dict:
 
 def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
     """Latency of one full control step (encode + context + MPPI iterations) at batch 1."""
-    model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval()
+    model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval().requires_grad_(False)
     cfg = mppi_preset(mppi_name)
     planner = MPPIPlanner(model, cfg)
     b = _random_batch(model, 1)
@@ -75,10 +75,10 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
         ctx = model.planning_context(b["obs"], b["hist_proprio"], b["hist_action"], command)
         return planner.plan(ctx)
 
+    with FlopCounterMode(display=False) as counter:
+        step()
     with torch.inference_mode():
         for _ in range(3):
-            step()
-        with FlopCounterMode(display=False) as counter:
             step()
         times = []
         for _ in range(repeats):
