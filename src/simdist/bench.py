@@ -28,9 +28,19 @@ def _spec_for(preset: str) -> ModelSpec:
     return BENCH_SPECS["quadruped" if "quadruped" in preset else "manipulation"]
 
 
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _to(x, device: torch.device):
+    return {k: _to(v, device) for k, v in x.items()} if isinstance(x, dict) else x.to(device)
+
+
 def _random_batch(model: WorldModel, batch: int) -> dict:
     spec, H, T = model.spec, model.cfg.history, model.cfg.horizon
     P, A = spec.obs_shapes["proprio"][0], spec.action_dim
+    device = next(model.parameters()).device
     b = {
         "obs": {k: torch.randn(batch, *s) for k, s in spec.obs_shapes.items()},
         "hist_proprio": torch.randn(batch, H, P), "hist_action": torch.randn(batch, H, A),
@@ -41,18 +51,21 @@ def _random_batch(model: WorldModel, batch: int) -> dict:
     }
     if spec.command_dim:
         b["commands"] = torch.randn(batch, T + 1, spec.command_dim)
-    return b
+    return _to(b, device)
 
 
-def matmul_peak_gflops(n: int = 1024, repeats: int = 20) -> float:
+def matmul_peak_gflops(device: torch.device, n: int = 1024, repeats: int = 20) -> float:
     """fp32 GEMM throughput on this machine, measured now (the roofline for achieved_gflops)."""
-    a, b = torch.randn(n, n), torch.randn(n, n)
+    n = 8192 if device.type == "cuda" else n
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
     for _ in range(3):
         a @ b
     times = []
     for _ in range(repeats):
+        _sync(device)
         t0 = time.perf_counter()
         a @ b
+        _sync(device)
         times.append(time.perf_counter() - t0)
     return 2 * n**3 / min(times) / 1e9
 
@@ -63,9 +76,10 @@ def machine() -> dict:
             "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
 
 
-def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
+def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str = "cpu") -> dict:
     """Latency of one full control step (encode + context + MPPI iterations) at batch 1."""
-    model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval().requires_grad_(False)
+    dev = torch.device(device)
+    model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval().requires_grad_(False).to(dev)
     cfg = mppi_preset(mppi_name)
     planner = MPPIPlanner(model, cfg)
     b = _random_batch(model, 1)
@@ -82,8 +96,10 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
             step()
         times = []
         for _ in range(repeats):
+            _sync(dev)
             t0 = time.perf_counter()
             step()
+            _sync(dev)
             times.append((time.perf_counter() - t0) * 1e3)
     median = statistics.median(times)
     gflop = counter.get_total_flops() / 1e9
@@ -91,18 +107,21 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30) -> dict:
             "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "horizon": model.cfg.horizon,
             "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
             "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),
-            "peak_gflops": matmul_peak_gflops(), **machine()}
+            "peak_gflops": matmul_peak_gflops(dev), **machine()}
 
 
-def bench_train(model_name: str, repeats: int = 20) -> dict:
-    """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size."""
-    model = WorldModel(model_preset(model_name), _spec_for(model_name)).train()
+def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bool = False) -> dict:
+    """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size
+    (with `amp`: bf16 autocast, as the trainer uses on a GPU)."""
+    dev = torch.device(device)
+    model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
     batch_size = train_preset(model_name).batch_size
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     b = _random_batch(model, batch_size)
 
     def step():
-        loss, _ = world_model_loss(model, b, LossConfig())
+        with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
+            loss, _ = world_model_loss(model, b, LossConfig())
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -111,9 +130,11 @@ def bench_train(model_name: str, repeats: int = 20) -> dict:
         step()
     times = []
     for _ in range(repeats):
+        _sync(dev)
         t0 = time.perf_counter()
         step()
+        _sync(dev)
         times.append(time.perf_counter() - t0)
     median = statistics.median(times)
-    return {"model_preset": model_name, "batch_size": batch_size, "median_step_s": median,
+    return {"model_preset": model_name, "batch_size": batch_size, "amp": amp, "median_step_s": median,
             "sequences_per_s": batch_size / median, **machine()}

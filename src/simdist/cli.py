@@ -135,8 +135,8 @@ def cmd_bench(args) -> dict:
     from simdist import bench
 
     if args.what == "plan":
-        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats)
-    return bench.bench_train(args.preset, repeats=args.repeats)
+        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device)
+    return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -219,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")
     sp.add_argument("--mppi", help="MPPI preset (default: same as --preset)")
     sp.add_argument("--repeats", type=int, default=30)
+    sp.add_argument("--device", default="cpu", help="cpu or cuda")
+    sp.add_argument("--amp", action="store_true", help="bf16 autocast (train)")
     return p
 
 

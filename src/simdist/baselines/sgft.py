@@ -26,6 +26,7 @@ from simdist.baselines.common import (BaselineConfig, ValueNet, load_weights, re
                                       save_checkpoint)
 from simdist.baselines.replay import TransitionBuffer
 from simdist.baselines.rlpd import SACConfig, SACLearner
+from simdist.model.normalizer import STD_FLOOR
 from simdist.model.world_model import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -75,26 +76,32 @@ class SimValue:
         self.spec, self.cfg, self.device = spec, cfg, torch.device(device)
         torch.manual_seed(cfg.seed)
         self.net = ValueNet(spec, cfg).to(self.device)
+        # Labels are in returns of the dense sim reward (tens to hundreds): regress them z-scored.
+        self.net.register_buffer("target_mean", torch.zeros((), device=self.device))
+        self.net.register_buffer("target_std", torch.ones((), device=self.device))
 
     def fit(self, sim: TransitionBuffer, steps: int, rng: np.random.Generator) -> float:
         labelled = sim.subset(np.isfinite(sim.value))
         if len(labelled) == 0:
             raise ValueError("the simulation transitions carry no value labels to fit V_sim on")
+        self.net.target_mean.fill_(float(labelled.value.mean()))
+        self.net.target_std.fill_(max(float(labelled.value.std()), STD_FLOOR))
         opt = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr)
         loss = torch.zeros(())
         for _ in range(steps):
             batch = labelled.sample(self.cfg.batch_size, rng, self.device)
-            loss = (self.net(batch["obs"]) - batch["value"]).pow(2).mean()
+            target = (batch["value"] - self.net.target_mean) / self.net.target_std
+            loss = (self.net(batch["obs"]) - target).pow(2).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
         self.net.eval().requires_grad_(False)
-        return float(loss.detach())
+        return float(loss.detach())  # in units of the label variance
 
     @torch.no_grad()
     def __call__(self, obs: Mapping[str, np.ndarray]) -> np.ndarray:
         t = {k: torch.as_tensor(np.asarray(v, np.float32), device=self.device) for k, v in obs.items()}
-        return self.net(t).cpu().numpy()
+        return (self.net(t) * self.net.target_std + self.net.target_mean).cpu().numpy()
 
     def save(self, directory: str | Path) -> Path:
         return save_checkpoint(directory, VALUE_METHOD, self.cfg, self.spec, {"value": self.net})

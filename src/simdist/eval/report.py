@@ -63,12 +63,14 @@ def write_report(out: str | Path, summary: dict, results: dict) -> Path:
              f"- success in sim (pretrained model): {summary['sim_success']}",
              f"- simulation dataset: {summary['sim_dataset']}", ""]
     for grid, res in results.items():
-        lines += [f"## Grid `{grid}`", "", "| round | real minutes so far | success | held-out latent error k=1 (pre → ft) |",
+        lines += [f"## Grid `{grid}`", "",
+                  "| round | real minutes so far | success | held-out latent error, mean over k=1..T (pretrained → finetuned) |",
                   "|---|---|---|---|"]
         for r in res["rounds"]:
             err = ""
             if "latent_error_finetuned" in r:
-                err = f"{r['latent_error_pretrained'][0]:.3f} → {r['latent_error_finetuned'][0]:.3f}"
+                pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
+                err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
             lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {err} |")
         lines.append("")
     lines += [f"![learning curve]({curve})", ""]

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# CPU benchmarks recorded in docs/benchmarks.md. Run on an otherwise idle machine.
+set -euo pipefail
+for p in paper-manipulation paper-quadruped; do simdist bench plan --preset "$p" --json --quiet | tail -1; done
+simdist bench plan --preset paper-quadruped --mppi quadruped-cpu --json --quiet | tail -1
+for p in paper-manipulation paper-quadruped; do simdist bench train --preset "$p" --repeats 5 --json --quiet | tail -1; done

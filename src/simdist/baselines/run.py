@@ -1,0 +1,304 @@
+"""Run a baseline in a task's `real` domain under a real-data budget, with `simdist adapt`'s protocol.
+
+Protocol (as `simdist.adapt`): round j deploys the current policy on the task's M fixed evaluation initial
+conditions; those episodes are both round j's evaluation point (success rate, cumulative real minutes) and
+new real data. Online methods (IQL, RLPD, SGFT) update after every `episodes_per_update` episodes, so with
+`episodes_per_update = M` the schedule is exactly SimDist's; with 1 it is the paper's "updated after every
+episode". Offline methods (BC, Diffusion Policy) are deployed for one round: the paper's horizontal lines.
+
+Settings (paper §8): a task with commands is "quadruped" (reward = SimDist's learned reward model, RL
+starts from the single-step BC policy, no demonstrations); otherwise "manipulation" (sparse success reward,
+20 teleoperated demonstrations, 100 for Diffusion Policy). Demonstrations come from the task's privileged
+teleoperator stand-in in the real domain, on initial conditions disjoint from the evaluation ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from simdist.baselines.bc import BCConfig, BCLearner
+from simdist.baselines.common import set_normalizer_stats, spec_of
+from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
+from simdist.baselines.iql import IQLConfig, IQLLearner
+from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, sparse_success, stacked_obs,
+                                      world_model_reward)
+from simdist.baselines.rlpd import SACConfig, SACLearner
+from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.eval.rollout import PrivilegedAgent, rollout
+from simdist.tasks.base import COMMAND_KEY
+
+log = logging.getLogger(__name__)
+ONLINE_METHODS = ("iql", "rlpd", "sgft")
+OFFLINE_METHODS = ("bc", "dp", "dp_cotrain")
+METHODS = (*OFFLINE_METHODS, *ONLINE_METHODS, "simdist_bc")
+MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
+DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones
+RESULTS_FILE = "baseline_results.json"
+
+
+def _setting(task) -> str:
+    return "quadruped" if task.spec.command_dim else "manipulation"
+
+
+def _write(data_dir: Path, task, episodes: list[Episode], prefix: str, notes: str) -> None:
+    spec = task.spec
+    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
+                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
+                                         command_dim=spec.command_dim, action_low=spec.action_low,
+                                         action_high=spec.action_high, notes=notes))
+    for i, ep in enumerate(episodes):
+        write_episodes(data_dir, [ep], name=f"{prefix}_{i:03d}")
+
+
+def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None = None) -> list[Episode]:
+    """`n` teleoperated demonstrations in the real domain (the privileged expert stands in for the human)."""
+    if n <= 0:
+        return []
+    env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
+    ics = task.initial_conditions(grid, n, seed=seed + DEMO_SEED_OFFSET)
+    res = rollout(task, env, PrivilegedAgent(task.expert(), env, seed=seed), ics, seed=seed + DEMO_SEED_OFFSET,
+                  source="demonstration")
+    if out is not None:
+        _write(out, task, res.episodes, "demo", "teleoperated demonstrations (privileged stand-in)")
+    log.info("collected %d demonstrations, success %.2f", n, np.mean([e.success for e in res.episodes]))
+    return res.episodes
+
+
+def _minutes(episodes: list[Episode], period: float) -> float:
+    return sum(len(e) for e in episodes) * period / 60.0
+
+
+def _rounds_result(rows: list[dict], extra: dict) -> dict:
+    return {**extra, "rounds": rows, "zero_shot_success": rows[0]["success_rate"],
+            "final_success": rows[-1]["success_rate"], "real_minutes": rows[-1]["real_minutes"]}
+
+
+def _preset(cls, preset: str, gamma: float, seed: int, overrides: dict[str, Any]):
+    fields = {k: v for k, v in overrides.items() if k in cls.__dataclass_fields__}
+    return cls.preset(preset, gamma=gamma, seed=seed, **fields)
+
+
+def _train_bc(spec, sim_eps: list[Episode], preset: str, gamma: float, seed: int, overrides: dict) -> BCLearner:
+    bc = BCLearner(spec, _preset(BCConfig, preset, gamma, seed, overrides))
+    set_normalizer_stats([bc.actor], stacked_obs(sim_eps))
+    bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success))
+    return bc
+
+
+def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path, real_episode_budget: int = 40,
+                 episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
+                 grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
+                 overrides: dict[str, Any] | None = None, progress: bool = False) -> dict:
+    """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
+
+    `overrides` replaces config fields of the method (and of its BC initialisation) by name.
+    `checkpoint` (a SimDist model) is needed for SimDist+BC and for the quadruped's learned reward.
+    """
+    from simdist.tasks import get_task
+
+    if method not in METHODS:
+        raise KeyError(f"unknown baseline {method!r}; valid methods: {list(METHODS)}")
+    if episodes_per_update < 1 or episodes_per_round < 1 or real_episode_budget < 1:
+        raise ValueError("real_episode_budget, episodes_per_update and episodes_per_round must be positive")
+    task = get_task(task) if isinstance(task, str) else task
+    torch.manual_seed(seed)
+    out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
+    out.mkdir(parents=True, exist_ok=True)
+    info, sim_eps = load_episodes(sim_data_dir)
+    if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
+        raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
+    setting, gamma = _setting(task), task.spec.gamma
+    n_demos = demos if demos is not None else (
+        DIFFUSION_DEMOS if method.startswith("dp") else MANIPULATION_DEMOS if setting == "manipulation" else 0)
+    demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos")
+    rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
+    meta = {"method": method, "task": task.spec.name, "setting": setting, "seed": seed, "preset": preset,
+            "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period),
+            "episodes_per_update": episodes_per_update, "episodes_per_round": episodes_per_round}
+
+    if method == "simdist_bc":
+        from simdist.adapt import AdaptConfig
+        from simdist.baselines.simdist_bc import run_simdist_bc
+        from simdist.config import finetune_preset, mppi_preset
+
+        if checkpoint is None:
+            raise ValueError("simdist_bc needs a pretrained SimDist checkpoint (checkpoint=...)")
+        name = "cpu" if preset == "cpu" else f"paper-{setting}"
+        cfg = AdaptConfig(rounds=rounds - 1, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
+        result = {**meta, **run_simdist_bc(task, checkpoint, out, demo_eps, cfg, mppi_preset(name),
+                                           finetune_preset(name), progress)}
+        (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
+        return result
+
+    if setting == "quadruped":
+        if checkpoint is None:
+            raise ValueError("quadruped baselines use SimDist's learned reward: pass checkpoint=...")
+        from simdist.checkpoint import load_model
+
+        reward_fn = world_model_reward(load_model(checkpoint))
+    else:
+        reward_fn = sparse_success
+    env = task.make_env("real", seed=seed)
+    ics = task.initial_conditions(grid, episodes_per_round, seed=seed)
+    sim_obs = stacked_obs(sim_eps)
+
+    if method in OFFLINE_METHODS:
+        learner = (_train_bc(spec, sim_eps, preset, gamma, seed, overrides) if method == "bc"
+                   else _train_diffusion(spec, sim_eps, demo_eps, method == "dp_cotrain", preset, gamma, seed,
+                                         overrides))
+        res = rollout(task, env, learner.agent(), ics, seed=seed, progress=progress, source=method)
+        _write(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
+        row = {"round": 0, "episodes": len(ics), "real_minutes": _minutes(res.episodes, period) + meta["demo_minutes"],
+               "success_rate": float(np.mean([m.get("success", 0.0) for m in res.metrics])),
+               "successes": [bool(m.get("success", 0.0)) for m in res.metrics]}
+        learner.save(out / "checkpoint")
+        result = _rounds_result([row], meta)
+        (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
+        return result
+
+    # ---------------------------------------------------------------------------------- online methods
+    learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset,
+                                              gamma, seed, overrides)
+    rng = np.random.default_rng(seed)
+    rows, real_eps, budget_left = [], [], real_episode_budget
+    for j in range(rounds):
+        round_ics = ics[:min(episodes_per_round, budget_left)]
+        round_eps, round_metrics = [], []
+        for start in range(0, len(round_ics), episodes_per_update):
+            chunk = round_ics[start:start + episodes_per_update]
+            res = rollout(task, env, learner.agent(explore=True), chunk, seed=seed + 1000 * j + start,
+                          progress=progress, source=f"{method}-round-{j}")
+            _write(out / "real_data", task, res.episodes, f"r{j:02d}_e{start:03d}", f"{method} rollouts")
+            round_eps += res.episodes
+            round_metrics += res.metrics
+            new = shape(TransitionBuffer.from_episodes(res.episodes, reward_fn))
+            sampler.add_online(new)
+            info = learner.train_round(sampler, len(new), rng)
+            log.debug("%s round %d after %d episodes: %s", method, j, start + len(chunk), info)
+        budget_left -= len(round_eps)
+        real_eps += round_eps
+        rows.append({"round": j, "episodes": len(round_eps),
+                     "real_minutes": _minutes(real_eps, period) + meta["demo_minutes"],
+                     "success_rate": float(np.mean([m.get("success", 0.0) for m in round_metrics])),
+                     "successes": [bool(m.get("success", 0.0)) for m in round_metrics]})
+        log.info("%s round %d: success %.2f after %.1f real minutes", method, j, rows[-1]["success_rate"],
+                 rows[-1]["real_minutes"])
+    learner.save(out / "checkpoint")
+    result = _rounds_result(rows, meta)
+    (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
+    return result
+
+
+class _UniformSampler:
+    """IQL's single buffer: offline data followed by the online data, sampled uniformly (CORL)."""
+
+    def __init__(self, buffer: TransitionBuffer):
+        self.buffer = buffer
+
+    def add_online(self, transitions: TransitionBuffer) -> None:
+        self.buffer = self.buffer.extend(transitions)
+
+    def sample(self, batch_size: int, rng: np.random.Generator, device="cpu") -> dict:
+        return self.buffer.sample(batch_size, rng, device)
+
+
+def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset, gamma, seed, overrides):
+    """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
+    rng = np.random.default_rng(seed)
+    sim = TransitionBuffer.from_episodes(sim_eps, reward_fn)
+    demo = TransitionBuffer.from_episodes(demo_eps, reward_fn, expert_default=True) if demo_eps else None
+    identity = lambda transitions: transitions
+    if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
+        learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
+        set_normalizer_stats(list(learner.modules().values()), sim_obs)
+        offline = sim if demo is None else sim.extend(demo)
+        learner.pretrain(offline, rng)
+        return learner, _UniformSampler(offline), identity
+    if method == "rlpd":  # prior data: the demonstrations, or the simulation data where there are none
+        learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
+        set_normalizer_stats(list(learner.modules().values()), sim_obs)
+        if setting == "quadruped":
+            learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
+        offline = demo if demo is not None else sim
+        return learner, SymmetricSampler(offline, _empty(spec), learner.cfg.offline_ratio), identity
+    # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
+    cfg = _preset(SGFTConfig, preset, gamma, seed, overrides)
+    learner, value = SGFTLearner(spec, cfg), SimValue(spec, cfg)
+    set_normalizer_stats([*learner.modules().values(), value.net], sim_obs)
+    loss = value.fit(sim, cfg.value_fit_steps, rng)
+    log.info("SGFT: V_sim fitted to the simulation value labels, final MSE %.4f", loss)
+    return learner, SymmetricSampler(None, _empty(spec), 0.0), lambda transitions: learner.shape(transitions, value)
+
+
+def _empty(spec) -> TransitionBuffer:
+    groups = dict(spec.obs_shapes, **({COMMAND_KEY: (spec.command_dim,)} if spec.command_dim else {}))
+    return TransitionBuffer.empty(groups, spec.action_dim)
+
+
+def _train_diffusion(spec, sim_eps, demo_eps, cotrain, preset, gamma, seed, overrides) -> DiffusionLearner:
+    if not demo_eps:
+        raise ValueError("Diffusion Policy needs demonstrations (demos > 0)")
+    cfg = _preset(DiffusionConfig, preset, gamma, seed, {**overrides, "cotrain_sim": cotrain})
+    learner = DiffusionLearner(spec, cfg)
+    set_normalizer_stats([learner.policy], stacked_obs(sim_eps))
+    sim = ChunkDataset(sim_eps, cfg.chunk, expert_only=True) if cotrain else None
+    learner.train(ChunkDataset(demo_eps, cfg.chunk), sim)
+    return learner
+
+
+# ----------------------------------------------------------------------------------------------- CLI
+def _seeds(text: str) -> list[int]:
+    """"3" → seeds 0, 1, 2; "0,4,7" → those seeds."""
+    return [int(s) for s in text.split(",")] if "," in text else list(range(int(text)))
+
+
+def cmd_compare(args) -> dict:
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
+    out, summary = Path(args.out), {}
+    for method in methods:
+        runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
+                             args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
+                             grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet)
+                for s in _seeds(args.seeds)]
+        curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
+        summary[method] = {"seeds": [run["seed"] for run in runs],
+                           "success_mean": curves.mean(0).tolist(), "success_std": curves.std(0).tolist(),
+                           "real_minutes": np.mean([[r["real_minutes"] for r in run["rounds"]] for run in runs],
+                                                   axis=0).tolist(),
+                           "final_success_mean": float(curves[:, -1].mean())}
+    result = {"task": args.task, "methods": summary, "out": str(out)}
+    (out / "compare.json").write_text(json.dumps(result, indent=2))
+    return result
+
+
+def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add `simdist compare TASK --methods … --seeds S --out DIR` to the CLI's subparsers."""
+    help_text = "run baselines in the task's real domain under a real-data budget (paper §8)"
+    sp = subparsers.add_parser("compare", help=help_text, description=help_text)
+    sp.set_defaults(fn=cmd_compare)
+    sp.add_argument("task")
+    sp.add_argument("--methods", default="bc,iql,rlpd,sgft", help=f"comma-separated, from {', '.join(METHODS)}")
+    sp.add_argument("--seeds", default="1", help="a count (3 → 0,1,2) or a comma-separated list")
+    sp.add_argument("--sim-data", required=True, help="the simulation dataset (normaliser stats, BC, IQL, V_sim)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--budget", type=int, default=40, help="real episodes per run (demonstrations excluded)")
+    sp.add_argument("--episodes-per-update", type=int, default=1)
+    sp.add_argument("--episodes-per-round", type=int, default=20, help="evaluation point every M episodes")
+    sp.add_argument("--grid", default="default")
+    sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
+    sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist_bc; quadruped learned reward)")
+    sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
+    sp.add_argument("--quiet", action="store_true", help="no progress bars")
+    return sp
