@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from simdist.baselines.bc import BCConfig, BCLearner
-from simdist.baselines.common import ActorAgent, obs_to_tensors
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner, expectile_loss
 from simdist.baselines.replay import (OFFLINE_FLAG, SymmetricSampler, TransitionBuffer, sim_labels,
@@ -61,7 +60,8 @@ def test_transitions_from_episodes_and_sparse_reward():
 
 def test_symmetric_sampling_ratio_holds():
     rng = np.random.default_rng(0)
-    offline, online = buffer(500, rng, reward=lambda a: np.ones(len(a))), buffer(20, rng, reward=lambda a: np.zeros(len(a)))
+    offline = buffer(500, rng, reward=lambda a: np.ones(len(a)))
+    online = buffer(20, rng, reward=lambda a: np.zeros(len(a)))
     sampler = SymmetricSampler(offline, TransitionBuffer.empty({"proprio": (3,)}, 1), offline_ratio=0.5)
     assert sampler.sample(64, rng)[OFFLINE_FLAG].mean() == 1.0  # no online data yet: all offline
     sampler.add_online(online)
@@ -164,7 +164,8 @@ def test_sgft_shaping_telescopes_along_an_episode():
     shaped = shape_transitions(buf, value_fn, gamma=0.9)
     g = 0.9 ** np.arange(len(buf))
     v = value_fn(ep.obs)
-    assert np.dot(g, shaped.reward) == pytest.approx(np.dot(g, buf.reward) - v[0] + 0.9 ** len(buf) * v[len(buf)], rel=1e-5)
+    expected = np.dot(g, buf.reward) - v[0] + 0.9 ** len(buf) * v[len(buf)]
+    assert np.dot(g, shaped.reward) == pytest.approx(expected, rel=1e-5)
 
 
 def test_sim_value_fits_labels_and_sgft_learner_updates():
@@ -269,3 +270,23 @@ def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
     rewards, terminals = world_model_reward(load_model(pretrained))(eps[0])
     assert rewards.shape == terminals.shape == (len(eps[0]) - 1,) and np.isfinite(rewards).all()
     assert not terminals.any()
+
+
+def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_path):
+    from simdist.adapt import AdaptConfig
+    from simdist.baselines.run import collect_demonstrations
+    from simdist.baselines.simdist_bc import run_simdist_bc
+    from simdist.checkpoint import load_model
+    from simdist.config import FinetuneConfig, MPPIConfig
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    demos = collect_demonstrations(task, 2, "default", seed=0)
+    ft = FinetuneConfig(steps=3, batch_size=8, warmup_steps=1, val_fraction=0.0, val_every=10)
+    mppi = MPPIConfig(samples=8, policy_samples=4, iterations=1, elites=4)
+    result = run_simdist_bc(task, pretrained, tmp_path, demos, AdaptConfig(rounds=1, episodes_per_round=1), mppi, ft)
+    assert result["method"] == "simdist_bc" and len(result["rounds"]) == 2
+    before, after = load_model(pretrained), load_model(tmp_path / "round_01" / "model")
+    changed = lambda group: any(not torch.equal(p, dict(after.named_parameters())[n])
+                                for n, p in before.parameter_group(group))
+    assert changed("policy") and changed("dynamics") and not changed("encoder")

@@ -96,7 +96,8 @@ class IQLLearner:
         return {"value_loss": float(v_loss.detach()), "q_loss": float(q_loss.detach()),
                 "actor_loss": float(pi_loss.detach()), "v_mean": float(v.mean().detach())}
 
-    def pretrain(self, offline: TransitionBuffer, rng: np.random.Generator, steps: int | None = None) -> dict[str, float]:
+    def pretrain(self, offline: TransitionBuffer, rng: np.random.Generator,
+                 steps: int | None = None) -> dict[str, float]:
         info: dict[str, float] = {}
         for step in range(self.cfg.offline_steps if steps is None else steps):
             info = self.update(offline.sample(self.cfg.batch_size, rng, self.device))

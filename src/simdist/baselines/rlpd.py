@@ -120,7 +120,8 @@ class SACLearner:
         n = new_steps if self.cfg.max_updates_per_round is None else min(new_steps, self.cfg.max_updates_per_round)
         info: dict[str, float] = {}
         for _ in range(n):
-            info = self.update([sampler.sample(self.cfg.batch_size, rng, self.device) for _ in range(self.cfg.utd_ratio)])
+            minibatches = [sampler.sample(self.cfg.batch_size, rng, self.device) for _ in range(self.cfg.utd_ratio)]
+            info = self.update(minibatches)
         return info
 
     def agent(self, explore: bool = True) -> ActorAgent:

@@ -220,6 +220,8 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
     if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
         learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_obs)
+        if setting == "quadruped":  # the paper's quadruped baselines start from the single-step BC policy
+            learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
         offline = sim if demo is None else sim.extend(demo)
         learner.pretrain(offline, rng)
         return learner, _UniformSampler(offline), identity
