@@ -290,3 +290,11 @@ def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_
     changed = lambda group: any(not torch.equal(p, dict(after.named_parameters())[n])
                                 for n, p in before.parameter_group(group))
     assert changed("policy") and changed("dynamics") and not changed("encoder")
+
+
+def test_only_demonstration_methods_get_demonstrations():
+    from simdist.baselines.run import _default_demos
+
+    assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
+        [0, 0, 20, 20, 20, 100]
+    assert _default_demos("rlpd", "quadruped") == 0

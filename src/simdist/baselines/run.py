@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
 OFFLINE_METHODS = ("bc", "dp", "dp_cotrain")
 METHODS = (*OFFLINE_METHODS, *ONLINE_METHODS, "simdist_bc")
+DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones
 RESULTS_FILE = "baseline_results.json"
@@ -71,6 +72,13 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
         _write(out, task, res.episodes, "demo", "teleoperated demonstrations (privileged stand-in)")
     log.info("collected %d demonstrations, success %.2f", n, np.mean([e.success for e in res.episodes]))
     return res.episodes
+
+
+def _default_demos(method: str, setting: str) -> int:
+    """Only the methods that use demonstrations get them (BC and SGFT learn from simulation alone)."""
+    if method in ("dp", "dp_cotrain"):
+        return DIFFUSION_DEMOS
+    return MANIPULATION_DEMOS if setting == "manipulation" and method in DEMO_METHODS else 0
 
 
 def _minutes(episodes: list[Episode], period: float) -> float:
@@ -117,8 +125,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
     setting, gamma = _setting(task), task.spec.gamma
-    n_demos = demos if demos is not None else (
-        DIFFUSION_DEMOS if method.startswith("dp") else MANIPULATION_DEMOS if setting == "manipulation" else 0)
+    n_demos = demos if demos is not None else _default_demos(method, setting)
     demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos")
     rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
     meta = {"method": method, "task": task.spec.name, "setting": setting, "seed": seed, "preset": preset,
@@ -139,14 +146,6 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
 
-    if setting == "quadruped":
-        if checkpoint is None:
-            raise ValueError("quadruped baselines use SimDist's learned reward: pass checkpoint=...")
-        from simdist.checkpoint import load_model
-
-        reward_fn = world_model_reward(load_model(checkpoint))
-    else:
-        reward_fn = sparse_success
     env = task.make_env("real", seed=seed)
     ics = task.initial_conditions(grid, episodes_per_round, seed=seed)
     sim_obs = stacked_obs(sim_eps)
@@ -166,6 +165,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         return result
 
     # ---------------------------------------------------------------------------------- online methods
+    reward_fn = _reward_fn(setting, checkpoint)
     learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset,
                                               gamma, seed, overrides)
     rng = np.random.default_rng(seed)
@@ -196,6 +196,17 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     result = _rounds_result(rows, meta)
     (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
     return result
+
+
+def _reward_fn(setting: str, checkpoint: str | Path | None):
+    """Sparse success in manipulation; SimDist's learned reward model in the quadruped setting."""
+    if setting == "manipulation":
+        return sparse_success
+    if checkpoint is None:
+        raise ValueError("quadruped baselines use SimDist's learned reward: pass checkpoint=...")
+    from simdist.checkpoint import load_model
+
+    return world_model_reward(load_model(checkpoint))
 
 
 class _UniformSampler:
