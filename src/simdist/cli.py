@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp = add("demo", cmd_demo, "the main job on the built-in pendulum task, sized for a laptop CPU")
     sp.add_argument("--out", default="runs/demo")
+    from simdist.baselines.run import add_compare_commands
+
+    add_compare_commands(sub)
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")

@@ -87,11 +87,11 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           steps: int, batch_size: int, lr: float, lr_end: float, warmup: int, decay_steps: int,
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
-          replay: WindowDataset | None = None, replay_fraction: float = 0.0) -> TrainResult:
+          replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False) -> TrainResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
-    amp = device.type == "cuda"  # bf16 autocast on GPU only (measured in docs/benchmarks.md); fp32 on CPU
+    amp = amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
     train_ids, val_ids = data.split(val_fraction, seed)
     if len(train_ids) == 0:
         raise ValueError("no training windows after the validation split; record more or longer episodes")
@@ -159,7 +159,8 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     return _loop(model, list(model.parameters()), data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size,
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
-                 seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress)
+                 seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
+                 amp=cfg.amp)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:

@@ -63,10 +63,11 @@ class TrajectoryHead(nn.Module):
             self.encoder = TransformerEncoder(d, layers, heads, cfg.ffn_dim, cfg.attention_dropout, cfg.mlp_dropout)
             self.out = nn.Linear(d, 1)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
+        """(B, T) scores, or (B, 1) for the last step only when `last_only` (the planner's terminal value)."""
         if self.per_step:
-            return self.mlp(x).squeeze(-1)
-        return self.out(self.encoder(self.embed(x) + self.position)).squeeze(-1)
+            return self.mlp(x[:, -1:] if last_only else x).squeeze(-1)
+        return self.out(self.encoder(self.embed(x) + self.position, last_only)).squeeze(-1)
 
 
 @dataclass
@@ -173,9 +174,9 @@ class WorldModel(nn.Module):
         x = torch.cat((z_seq, actions_n), dim=-1)
         return self.reward(self._with_command(x, None if command_n is None else command_n[:, :-1]))
 
-    def values_n(self, zhat: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
-        """v̂_{t+1..t+T} from the predicted latents and g_{t+1..t+T}."""
-        return self.value(self._with_command(zhat, None if command_n is None else command_n[:, 1:]))
+    def values_n(self, zhat: torch.Tensor, command_n: torch.Tensor | None, last_only: bool = False) -> torch.Tensor:
+        """v̂_{t+1..t+T} from the predicted latents and g_{t+1..t+T} (only v̂_{t+T} with `last_only`)."""
+        return self.value(self._with_command(zhat, None if command_n is None else command_n[:, 1:]), last_only)
 
     def policy_n(self, policy_kv: list, batch: int, command_n: torch.Tensor | None) -> torch.Tensor:
         """Base-policy action chunk â_{t..t+T-1} (normalised)."""
@@ -238,7 +239,7 @@ class WorldModel(nn.Module):
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
         rewards = self.normalizer.denormalize(REWARD, self.rewards_n(ctx.z, zhat, actions_n, cmd))
-        terminal = self.normalizer.denormalize(VALUE, self.values_n(zhat, cmd))
+        terminal = self.normalizer.denormalize(VALUE, self.values_n(zhat, cmd, last_only=True))
         T = actions_n.shape[1]
         gammas = discount ** torch.arange(T + 1, dtype=rewards.dtype, device=rewards.device)
         return rewards @ gammas[:T] + gammas[T] * terminal[:, -1]
