@@ -1,0 +1,74 @@
+"""The physical-robot path (episode logger → finetune) and crash safety of the adaptation loop."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from simdist.data.episodes import DatasetError, load_episodes
+from simdist.robot import EpisodeLogger
+
+
+def test_logger_writes_finished_episodes_and_rejects_bad_steps(tmp_path):
+    log = EpisodeLogger(tmp_path, "pendulum", {"proprio": (3,)}, action_dim=1, control_period_s=0.1)
+    log.start()
+    for t in range(12):
+        log.log({"proprio": np.full(3, t)}, np.array([0.1 * t]))
+    with pytest.raises(DatasetError, match="shape"):
+        log.log({"proprio": np.zeros(4)}, np.zeros(1))
+    with pytest.raises(DatasetError, match="finite"):
+        log.log({"proprio": np.zeros(3)}, np.array([np.nan]))
+    path = log.end(success=True, metrics={"time_s": 1.2})
+    assert path.exists()
+    log.start()
+    log.log({"proprio": np.zeros(3)}, np.zeros(1))  # in progress when the "crash" happens: not on disk
+    info, episodes = load_episodes(tmp_path)
+    assert info.domain == "real" and len(episodes) == 1 and len(episodes[0]) == 12
+    assert episodes[0].success and episodes[0].reward is None
+
+
+def test_finetune_from_robot_logs(tmp_path, pretrained, pendulum_data, capsys):
+    from simdist.cli import main
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    env = task.make_env("real", seed=0)
+    log = EpisodeLogger(tmp_path / "logs", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        obs, _ = env.reset(seed=int(rng.integers(100)))
+        log.start()
+        for _ in range(20):
+            action = rng.uniform(-1, 1, 1)
+            log.log(obs, action)
+            obs, _, _, _, info = env.step(action)
+        log.end(success=info["success"])
+    assert main(["finetune", "--checkpoint", str(pretrained), "--data", str(tmp_path / "logs"), "--out",
+                 str(tmp_path / "ft"), "--steps", "5", "--sim-data", str(pendulum_data), "--json", "--quiet"]) == 0
+    assert (tmp_path / "ft" / "model.safetensors").exists()
+
+
+def test_kill_9_mid_round_loses_no_completed_episode(tmp_path, pretrained, pendulum_data):
+    out = tmp_path / "adapt"
+    cmd = [sys.executable, "-m", "simdist.cli", "adapt", "pendulum", "--checkpoint", str(pretrained),
+           "--rounds", "1", "--episodes-per-round", "6", "--out", str(out), "--finetune-steps", "5",
+           "--sim-data", str(pendulum_data), "--quiet", "--json"]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    episodes_dir = out / "real_data" / "episodes"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(episodes_dir.glob("*.h5"))) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = {p.name: p.read_bytes() for p in episodes_dir.glob("*.h5")}
+    assert len(before) >= 2
+    load_episodes(out / "real_data")  # every file on disk is complete and readable
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+    after = {p.name: p.read_bytes() for p in episodes_dir.glob("*.h5")}
+    assert len(after) == 12  # 2 rounds × 6 episodes, none repeated
+    assert all(after[name] == data for name, data in before.items())  # completed episodes untouched
