@@ -96,4 +96,4 @@ class PrivilegedAgent:
         self.policy.reset(self.rng)
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        return np.asarray(self.policy.act(self.env.privileged()), np.float32)
+        return np.asarray(self.policy.act(self.env.oracle_privileged_state()), np.float32)

@@ -14,6 +14,8 @@ Conventions every task follows
   parameters) and ``info["dense_reward"]`` (float) in ``info``; the step reward is the dense reward.
 * The ``real`` domain stands in for the physical robot: it never puts privileged state or a dense reward in
   ``info``; its step reward is the sparse success signal (1.0 on the step the task is first solved, else 0).
+* Every simulated env also offers ``env.oracle_privileged_state()`` in every domain, so the expert can be
+  evaluated in ``real`` (the stand-in for a teleoperator). Learning code never calls it.
 """
 
 from __future__ import annotations

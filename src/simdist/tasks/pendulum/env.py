@@ -92,7 +92,8 @@ class PendulumEnv(gym.Env):
         noise = self._rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32)
         return {"proprio": clean + noise}
 
-    def privileged(self) -> np.ndarray:
+    def oracle_privileged_state(self) -> np.ndarray:
+        """True state and physics, in every domain: for expert evaluation only, never for learning code."""
         p = self.physics
         return np.array([self.theta, self.theta_dot, self.mass, p.length, self.damping, self.max_torque], np.float32)
 
@@ -100,7 +101,7 @@ class PendulumEnv(gym.Env):
         upright = abs(self.theta) < UPRIGHT_RAD and abs(self.theta_dot) < UPRIGHT_RATE
         info = {"success": bool(upright), "theta": self.theta}
         if self.domain == "sim":
-            info["privileged"] = self.privileged()
+            info["privileged"] = self.oracle_privileged_state()
         return info
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
