@@ -1,0 +1,1 @@
+"""Go2-like quadruped tasks."""

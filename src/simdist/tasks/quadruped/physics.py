@@ -1,0 +1,53 @@
+"""Quadruped physics for every domain: the one place these numbers live.
+
+`sim` is the PPO / data-generation distribution (paper Table IV domain randomisation, re-drawn per reset):
+trunk mass −1…+3 kg, foot friction 0.2–1.2 (one value for all feet), Kp and Kd each ×0.9–1.1, joint
+friction 0–0.05 N·m, reset joint angles ×0.95–1.05. Feet carry contact ``priority`` 1, so *their* friction
+governs foot contacts (MuJoCo otherwise takes the max of the two geoms' values, machine-facts §3). Course
+surfaces get priority 0 in `sim`: the randomised feet decide, exactly as in training; the foam pads are rigid.
+
+`real` stands in for the physical robot and is not randomised:
+* Slippery Slope: PTFE panels with μ = 0.075 (the middle of the 0.05–0.1 PTFE-on-thermoplastic range, far
+  below the 0.2 sim floor), applied with priority 2 so they override the feet. A standing robot slides on
+  the 5.7° panel (tan 5.7° ≈ 0.1 > μ).
+* Foam: the pads become compliant through solref (0.1 s, damping ratio 1) and solimp (0.7, 0.7, 0.05) with
+  priority 2, which sinks a standing robot's feet ≈ 2.5 cm (front) / 5 cm (rear) into the 5 cm pads
+  (machine-facts §3; MuJoCo soft contacts are acceleration-based, so sink does not scale with load).
+Override any field from a JSON/YAML file with ``--physics FILE`` (see simdist.tasks.base.apply_physics_overrides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RIGID_SOLREF = (0.02, 1.0)  # MuJoCo defaults
+RIGID_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+
+
+@dataclass(frozen=True)
+class QuadrupedPhysics:
+    # Domain randomisation, drawn per reset (a degenerate range fixes the value).
+    trunk_mass_offset_range: tuple[float, float] = (-1.0, 3.0)  # kg added to the 6.92 kg trunk
+    foot_friction_range: tuple[float, float] = (0.2, 1.2)  # sliding μ of all four feet
+    kp_scale_range: tuple[float, float] = (0.9, 1.1)  # × 25 N·m/rad
+    kd_scale_range: tuple[float, float] = (0.9, 1.1)  # × 0.5 N·m·s/rad
+    joint_friction_range: tuple[float, float] = (0.0, 0.05)  # N·m, per joint (dof frictionloss)
+    reset_joint_scale_range: tuple[float, float] = (0.95, 1.05)
+    obs_noise_scale: float = 0.0  # × the authors' observation-noise stds (0: clean, as in data generation)
+    # Course surfaces (ignored on the training heightfield).
+    panel_friction: float = 1.0  # slippery-slope panels
+    panel_priority: int = 0  # > 1 makes panel_friction override the feet's
+    foam_solref: tuple[float, float] = RIGID_SOLREF
+    foam_solimp: tuple[float, float, float, float, float] = RIGID_SOLIMP
+    foam_priority: int = 0  # > 1 makes the foam's solref/solimp govern foot contacts
+
+
+SIM = QuadrupedPhysics()
+_REAL_ROBOT = dict(  # one fixed, in-range robot: no randomisation on hardware
+    trunk_mass_offset_range=(0.5, 0.5), foot_friction_range=(0.8, 0.8), kp_scale_range=(1.0, 1.0),
+    kd_scale_range=(1.0, 1.0), joint_friction_range=(0.02, 0.02), reset_joint_scale_range=(1.0, 1.0),
+    obs_noise_scale=1.0,
+)
+REAL_SLIPPERY_SLOPE = QuadrupedPhysics(**_REAL_ROBOT, panel_friction=0.075, panel_priority=2)
+REAL_FOAM = QuadrupedPhysics(**_REAL_ROBOT, foam_solref=(0.1, 1.0), foam_solimp=(0.7, 0.7, 0.05, 0.5, 2.0),
+                             foam_priority=2)
