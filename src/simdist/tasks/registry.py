@@ -24,7 +24,7 @@ def _load_builtins() -> None:
     _BUILTINS_LOADED = True
     import importlib
 
-    for module in ("simdist.tasks.pendulum", "simdist.tasks.peg_insertion", "simdist.tasks.quadruped"):
+    for module in ("simdist.tasks.pendulum", "simdist.tasks.peg_insertion", "simdist.tasks.quadruped", "simdist.tasks.table_leg"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as err:
