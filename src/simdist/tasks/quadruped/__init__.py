@@ -1,1 +1,89 @@
-"""Go2-like quadruped tasks."""
+"""Go2-like quadruped tasks `slippery-slope` and `foam` (paper §7); see docs/tasks/quadruped.md.
+
+Both share the robot (robot.py), the batched simulation (batch_env.py), the reward (rewards.py) and the
+privileged PPO expert (experts.py, train_expert.py); they differ in course geometry (scenes.py) and in what
+the `real` domain changes (physics.py). Evaluation grids are the trial speeds; a trial's metric is forward
+progress capped at the course length, and success is reaching it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from simdist.tasks.base import TaskSpec, apply_physics_overrides, check_domain
+from simdist.tasks.quadruped import experts
+from simdist.tasks.quadruped.batch_env import PROPRIO_DIM, SCAN_SHAPE
+from simdist.tasks.quadruped.course_env import QuadrupedCourseEnv, time_limit_s
+from simdist.tasks.quadruped.physics import REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
+from simdist.tasks.quadruped.robot import CONTROL_PERIOD_S
+from simdist.tasks.quadruped.scenes import COURSES
+from simdist.tasks.registry import register
+
+INITIAL_YAW_RAD = 0.05  # trials start with a small random heading error, ±this
+
+
+@dataclass(frozen=True)
+class CourseTaskConfig:
+    name: str
+    speeds: tuple[float, ...]
+    real_physics: QuadrupedPhysics
+
+
+class QuadrupedCourseTask:
+    physics_type = QuadrupedPhysics
+    generation_preset = "quadruped"
+
+    def __init__(self, config: CourseTaskConfig):
+        self.config = config
+        self.course = COURSES[config.name]
+        slowest = min(config.speeds)
+        self.spec = TaskSpec(
+            name=config.name, obs_shapes={"proprio": (PROPRIO_DIM,), "height": SCAN_SHAPE}, action_dim=12,
+            action_low=(-10.0,) * 12, action_high=(10.0,) * 12, control_period_s=CONTROL_PERIOD_S,
+            episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)), command_dim=3)
+
+    @property
+    def grids(self) -> tuple[str, ...]:
+        return tuple(f"{v:g}" for v in self.config.speeds)
+
+    def default_physics(self, domain: str) -> QuadrupedPhysics:
+        return {"sim": SIM, "real": self.config.real_physics}[check_domain(domain)]
+
+    def make_env(self, domain: str, physics: QuadrupedPhysics | dict | str | None = None,
+                 seed: int = 0) -> QuadrupedCourseEnv:
+        base = self.default_physics(domain)
+        phys = physics if isinstance(physics, QuadrupedPhysics) else apply_physics_overrides(base, physics)
+        return QuadrupedCourseEnv(domain, self.course, phys, default_speed=max(self.config.speeds), seed=seed)
+
+    def expert(self) -> experts.PPOPolicy:
+        return experts.expert()
+
+    def suboptimal_policies(self) -> list[experts.PPOPolicy]:
+        return experts.suboptimal_policies()
+
+    def critic(self) -> experts.PPOCritic:
+        return experts.critic()
+
+    def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
+        if grid not in self.grids:
+            raise KeyError(f"unknown grid {grid!r}; valid grids (trial speeds, m/s): {list(self.grids)}")
+        rng = np.random.default_rng(seed)
+        return [{"speed": float(grid), "yaw": float(rng.uniform(-INITIAL_YAW_RAD, INITIAL_YAW_RAD))}
+                for _ in range(n)]
+
+    def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
+        if not infos:
+            return {"success": 0.0, "progress_m": 0.0, "fell": 0.0}
+        return {"success": float(any(i["success"] for i in infos)),
+                "progress_m": float(max(i["progress_m"] for i in infos)),
+                "fell": float(infos[-1]["fell"]), "time_s": float(infos[-1]["time_s"])}
+
+
+SLIPPERY_SLOPE = CourseTaskConfig("slippery-slope", (0.1, 0.3, 0.5), REAL_SLIPPERY_SLOPE)
+FOAM = CourseTaskConfig("foam", (0.2, 0.7, 1.2), REAL_FOAM)
+
+register("slippery-slope", lambda: QuadrupedCourseTask(SLIPPERY_SLOPE))
+register("foam", lambda: QuadrupedCourseTask(FOAM))

@@ -10,9 +10,10 @@ surfaces get priority 0 in `sim`: the randomised feet decide, exactly as in trai
 * Slippery Slope: PTFE panels with μ = 0.075 (the middle of the 0.05–0.1 PTFE-on-thermoplastic range, far
   below the 0.2 sim floor), applied with priority 2 so they override the feet. A standing robot slides on
   the 5.7° panel (tan 5.7° ≈ 0.1 > μ).
-* Foam: the pads become compliant through solref (0.1 s, damping ratio 1) and solimp (0.7, 0.7, 0.05) with
-  priority 2, which sinks a standing robot's feet ≈ 2.5 cm (front) / 5 cm (rear) into the 5 cm pads
-  (machine-facts §3; MuJoCo soft contacts are acceleration-based, so sink does not scale with load).
+* Foam: the pads become compliant through solref (0.05 s, damping ratio 1) and solimp (0.9, 0.9, 0.05) with
+  priority 2: a standing robot's feet sink ≈ 2.9 cm (front) / 2.3 cm (rear) into the 5 cm pads (measured,
+  tests/test_quadruped.py). machine-facts §3's softer (0.1 s; 0.7) recipe lets this robot's feet go through
+  to the floor. MuJoCo soft contacts are acceleration-based, so sink does not scale with load as foam's does.
 Override any field from a JSON/YAML file with ``--physics FILE`` (see simdist.tasks.base.apply_physics_overrides).
 """
 
@@ -49,5 +50,5 @@ _REAL_ROBOT = dict(  # one fixed, in-range robot: no randomisation on hardware
     obs_noise_scale=1.0,
 )
 REAL_SLIPPERY_SLOPE = QuadrupedPhysics(**_REAL_ROBOT, panel_friction=0.075, panel_priority=2)
-REAL_FOAM = QuadrupedPhysics(**_REAL_ROBOT, foam_solref=(0.1, 1.0), foam_solimp=(0.7, 0.7, 0.05, 0.5, 2.0),
+REAL_FOAM = QuadrupedPhysics(**_REAL_ROBOT, foam_solref=(0.05, 1.0), foam_solimp=(0.9, 0.9, 0.05, 0.5, 2.0),
                              foam_priority=2)

@@ -2,7 +2,8 @@
 
 Figures used (Unitree Go2 datasheet / URDF): trunk 0.376 × 0.094 × 0.114 m and 6.92 kg; hip offsets
 (±0.1934, ±0.0465) m; hip→thigh lateral offset 0.0955 m; thigh and calf 0.213 m; foot sphere r 0.022 m;
-link masses hip 0.678, thigh 1.152, calf 0.154, foot 0.04 kg (total ≈ 15.0 kg); joint ranges hip ±60°,
+link masses and centres of mass from the URDF (trunk 6.921 kg with its CoM 2 cm ahead of centre, hip 0.678,
+thigh 1.152 with its CoM near the hip, calf 0.154, foot 0.04 kg; total ≈ 15.0 kg); joint ranges hip ±60°,
 thigh −90…200° (front) / −30…260° (rear), calf −156…−48°; torque limits 23.7 N·m (hip, thigh) and
 45.43 N·m (calf). Self-collisions are off (robot geoms have conaffinity 0) — legs rarely cross and it
 keeps contacts to the feet and ground.
@@ -51,13 +52,16 @@ def _leg_xml(leg: str) -> str:
     return f"""
     <body name="{leg}_hip" pos="{hx} {hy} 0">
       <joint name="{leg}_hip" axis="1 0 0" range="-1.0472 1.0472"/>
-      <geom class="robot" type="cylinder" size="0.046 0.02" quat="0.7071 0.7071 0 0" mass="0.678"/>
+      <inertial pos="{-0.0054 * sx} {0.0019 * sy} 0" mass="0.678" diaginertia="0.00048 0.00088 0.0006"/>
+      <geom class="robot" type="cylinder" size="0.046 0.02" quat="0.7071 0.7071 0 0"/>
       <body name="{leg}_thigh" pos="0 {ty} 0">
         <joint name="{leg}_thigh" axis="0 1 0" range="{lo} {hi}"/>
-        <geom name="{leg}_thigh" class="robot" type="capsule" fromto="0 0 0 0 0 -{L}" size="0.024" mass="1.152"/>
+        <inertial pos="-0.0037 {-0.0223 * sy} -0.0327" mass="1.152" diaginertia="0.0058 0.0058 0.001"/>
+        <geom name="{leg}_thigh" class="robot" type="capsule" fromto="0 0 0 0 0 -{L}" size="0.024"/>
         <body name="{leg}_calf" pos="0 0 -{L}">
           <joint name="{leg}_calf" axis="0 1 0" range="-2.7227 -0.83776"/>
-          <geom class="robot" type="capsule" fromto="0 0 0 0 0 -{L - 0.03}" size="0.013" mass="0.154"/>
+          <inertial pos="0.0055 0 -0.115" mass="0.154" diaginertia="0.0011 0.0011 0.00003"/>
+          <geom class="robot" type="capsule" fromto="0 0 0 0 0 -{L - 0.03}" size="0.013"/>
           <body name="{leg}_foot" pos="0 0 -{L}">
             <geom name="{leg}_foot" class="foot" type="sphere" size="{FOOT_RADIUS}" mass="0.04"/>
           </body>
@@ -74,8 +78,9 @@ def robot_xml() -> str:
   <body name="trunk" pos="0 0 {SPAWN_HEIGHT}">
     <freejoint name="root"/>
     <site name="imu" pos="0 0 0"/>
-    <geom name="trunk" class="robot" type="box" size="{tx} {ty} {tz}" mass="{NOMINAL_TRUNK_MASS}"/>
-    <geom name="head" class="robot" type="box" pos="{tx + 0.03} 0 0.02" size="0.03 0.045 0.04" mass="0.001"/>
+    <inertial pos="0.0211 0 -0.0054" mass="{NOMINAL_TRUNK_MASS}" diaginertia="0.0245 0.0981 0.107"/>
+    <geom name="trunk" class="robot" type="box" size="{tx} {ty} {tz}"/>
+    <geom name="head" class="robot" type="box" pos="{tx + 0.03} 0 0.02" size="0.03 0.045 0.04"/>
     {legs}
   </body>"""
 
