@@ -22,6 +22,7 @@ from simdist.tasks.table_leg.reward import LegState
 
 CLOSE, OPEN = 1.0, -1.0
 TIGHTEN_RZ = -1.0  # sign of the world-z rotation that tightens (clockwise from above); it increases wrist 3
+WRIST_LIMIT_RAD = 2 * np.pi  # UR5e wrist 3: +-360 deg
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class ExpertTuning:
     turn_rate: float = 0.8  # |action rz| while turning (0.2 rad per step at 1.0)
     windup_wrist_rad: float = -5.0  # wrist-3 angle to reach before grasping, leaving room for 1.5+ turns
     windup_tolerance_rad: float = 0.3
+    wrist_margin_rad: float = 0.35  # regrasp this close to the wrist limit
+    regrasp_unwind_rad: float = 3.0
     # --- degradations used by the sub-optimal policies ------------------------------------------------------
     hole_bias_m: tuple[float, float] = (0.0, 0.0)
     straighten: bool = True  # correct the leg's tilt in the grasp before inserting
@@ -53,9 +56,11 @@ class ScriptedExpert:
         self.tuning = tuning
         self.name = tuning.name
         self._rng = np.random.default_rng(0)
+        self._unwind_to: float | None = None  # wrist angle to turn back to during a regrasp
 
     def reset(self, rng: np.random.Generator) -> None:
         self._rng = rng
+        self._unwind_to = None
 
     def act(self, privileged: np.ndarray) -> np.ndarray:
         t = self.tuning
@@ -119,18 +124,33 @@ class ScriptedExpert:
         fine_xy = state.tcp_pos[:2] + error_xy
         in_lead_in = tip_above_mouth < -0.5 * TABLETOP.lead_in_depth and xy_error < 0.0015
         aligned = xy_error < t.align_tolerance_m and state.tilt < t.tilt_tolerance_rad
-        if in_lead_in:  # resting in the lead-in: press and turn until the thread catches
-            return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m), t.turn_rate
+        if in_lead_in:  # resting in the lead-in: press and turn (regrasping at the wrist limit) until the thread catches
+            return self._turn(state)
         if not aligned:
             z = carry_z if tip_above_mouth > 0 else state.tcp_pos[2] + 0.004  # back out if caught on the rim
             return Goal(np.array([*fine_xy, z]), tool_rot, CLOSE), 0.0
         return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m), 0.0
 
     def _turn(self, state: LegState) -> tuple[Goal, float]:
+        """Turn the engaged leg; near the wrist limit let go, turn the wrist back by ``regrasp_unwind_rad`` and
+        grip again (the thread holds the leg meanwhile), as a person screwing with one hand would."""
         t = self.tuning
-        gripper = OPEN if t.release_when_engaged else CLOSE
         tool_rot = _upright_rotation(-state.tcp_rot[:, 2]) @ state.tcp_rot
-        return Goal(state.tcp_pos.copy(), tool_rot, gripper, push_m=0.5 * t.insert_push_m), (0.0 if t.release_when_engaged else t.turn_rate)
+        hold = state.tcp_pos.copy()
+        if t.release_when_engaged:
+            return Goal(hold, tool_rot, OPEN), 0.0
+        at_limit = state.wrist_angle > WRIST_LIMIT_RAD - t.wrist_margin_rad
+        if state.gripper_closing and not at_limit:
+            self._unwind_to = None
+            holding = state.gripper_opening < 2 * LEG.radius + 0.003
+            return Goal(hold, tool_rot, CLOSE, push_m=0.5 * t.insert_push_m), (t.turn_rate if holding else 0.0)
+        if self._unwind_to is None:
+            self._unwind_to = state.wrist_angle - t.regrasp_unwind_rad
+        if state.gripper_closing or state.gripper_opening < 2 * LEG.radius + 0.01:
+            return Goal(hold, tool_rot, OPEN), 0.0  # open first, without turning the leg back
+        if state.wrist_angle > self._unwind_to:
+            return Goal(hold, tool_rot, OPEN), -t.turn_rate  # loosening direction, fingers clear of the leg
+        return Goal(hold, tool_rot, CLOSE), 0.0
 
     # ------------------------------------------------------------------------------------------------ action
     def _to_action(self, state: LegState, setpoint_pos: np.ndarray, goal: Goal, turn: float) -> np.ndarray:

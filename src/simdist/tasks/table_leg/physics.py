@@ -63,10 +63,10 @@ def default_physics(domain: str) -> TableLegPhysics:
     if domain == "sim":
         return TableLegPhysics()
     return TableLegPhysics(
-        thread_friction_torque_range_nm=(0.25, 0.25),  # dry printed thread binds; sim tops out at 0.08
+        thread_friction_torque_range_nm=(0.12, 0.12),  # dry printed thread binds; sim tops out at 0.08
         engage_max_tilt_range_rad=(0.06, 0.06),
         cross_thread_tilt_range_rad=(0.03, 0.03),  # a real thread cross-threads when started tilted
-        thread_start_turns_range=(0.0, 0.0),
+        thread_start_turns_range=(0.0, 1.0),  # where the thread starts is random on the real part
         finger_friction_range=(0.8, 0.8),  # worn pads
         tabletop_friction_range=(0.6, 0.6),
         leg_mass_range_kg=(0.08, 0.08),
