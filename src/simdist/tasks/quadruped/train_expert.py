@@ -1,0 +1,106 @@
+"""Train (resumably) and export the privileged PPO expert of the quadruped tasks.
+
+    python -m simdist.tasks.quadruped.train_expert --run runs/quadruped_ppo --iterations 300 --envs 128
+    python -m simdist.tasks.quadruped.train_expert --run runs/quadruped_ppo --export
+
+Each call resumes from the newest ``model_<it>.pt`` in the run folder and adds ``--iterations`` PPO iterations,
+so a long run is a sequence of short jobs (keep each under ~20 minutes on the shared 2-core box). Checkpoints
+are written every 50 iterations; they are the sub-optimal policies of Alg. 2. ``progress.jsonl`` holds the
+reward curve. ``--export`` writes TorchScript actors for the authors' checkpoint iterations {0, 50, 100, 150,
+200, 250, 300, 400, 500, 1000, 2000} that exist plus the newest (the expert), and the newest critic, into the
+package's ``checkpoints/`` folder (see experts.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import re
+import time
+from pathlib import Path
+
+import torch
+
+from simdist.tasks.quadruped.experts import CHECKPOINT_DIR
+from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, QuadrupedVecEnv, ppo_config
+
+log = logging.getLogger(__name__)
+SUBOPTIMAL_ITERATIONS = (0, 50, 100, 150, 200, 250, 300, 400, 500, 1000, 2000)
+
+
+def checkpoints(run: Path) -> dict[int, Path]:
+    found = {}
+    for p in run.glob("model_*.pt"):
+        m = re.fullmatch(r"model_(\d+)\.pt", p.name)
+        if m:
+            found[int(m.group(1))] = p
+    return dict(sorted(found.items()))
+
+
+def make_runner(run: Path, num_envs: int, seed: int, hidden: tuple[int, ...], start_iteration: int = 0):
+    from rsl_rl.runners import OnPolicyRunner
+
+    env = QuadrupedVecEnv(num_envs, seed=seed, progress_path=run / "progress.jsonl", start_iteration=start_iteration)
+    return OnPolicyRunner(env, ppo_config(hidden), log_dir=str(run), device="cpu"), env
+
+
+def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[int, ...]) -> None:
+    run.mkdir(parents=True, exist_ok=True)
+    existing = checkpoints(run)
+    start = max(existing) + 1 if existing else 0
+    # a fresh seed per chunk so resumed chunks do not replay the same terrains and commands
+    runner, env = make_runner(run, num_envs, seed + start, hidden, start_iteration=start)
+    if existing:
+        runner.load(str(existing[max(existing)]))
+        runner.current_learning_iteration = start
+        log.info("resuming from %s", existing[max(existing)])
+    t0 = time.time()
+    runner.learn(iterations, init_at_random_ep_len=not existing)
+    wall = time.time() - t0
+    steps = iterations * NUM_STEPS_PER_ENV * num_envs
+    log.info("%d iterations, %d env steps in %.0f s: %.0f env-steps/s including PPO updates",
+             iterations, steps, wall, steps / wall)
+
+
+def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CHECKPOINT_DIR) -> list[Path]:
+    found = checkpoints(run)
+    if not found:
+        raise FileNotFoundError(f"no model_<it>.pt checkpoints in {run}; train first")
+    newest = max(found)
+    keep = [it for it in found if it in SUBOPTIMAL_ITERATIONS and it != newest] + [newest]
+    runner, _ = make_runner(run / "export_tmp", num_envs, 0, hidden)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for it in keep:
+        runner.load(str(found[it]))
+        path = out_dir / f"policy_{it}.pt"
+        torch.jit.script(runner.alg.get_policy().as_jit().cpu()).save(str(path))
+        written.append(path)
+    path = out_dir / "critic.pt"
+    torch.jit.script(runner.alg.critic.as_jit().cpu()).save(str(path))  # the newest checkpoint is loaded last
+    written.append(path)
+    log.info("exported %s", [p.name for p in written])
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--run", type=Path, default=Path("runs/quadruped_ppo"))
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--envs", type=int, default=128)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256, 128])
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (the box has 2 shared cores)")
+    parser.add_argument("--export", action="store_true", help="export policies and critic instead of training")
+    parser.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="export folder")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    torch.set_num_threads(args.threads)
+    if args.export:
+        export(args.run, args.envs, tuple(args.hidden), args.out)
+    else:
+        train(args.run, args.iterations, args.envs, args.seed, tuple(args.hidden))
+
+
+if __name__ == "__main__":
+    main()
