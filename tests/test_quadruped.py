@@ -174,3 +174,22 @@ def test_expert_raises_until_trained():
         get_task("foam").expert()
     with pytest.raises(FileNotFoundError, match="train_expert"):
         get_task("slippery-slope").critic()
+
+
+@pytest.mark.parametrize("kind", ["boxes", "slope_up", "stairs_down", "rough"])
+def test_heightfield_lookup_matches_mujoco_ray(kind):
+    """The analytic scan reads the same ground that MuJoCo collides with (ray casts on the hfield)."""
+    asset, geom = terrain.hfield_xml()
+    geom = geom.replace('class="terrain" ', "")  # standalone model: no robot defaults
+    model = mujoco.MjModel.from_xml_string(f"<mujoco><asset>{asset}</asset><worldbody>{geom}</worldbody></mujoco>")
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(0)
+    heights = terrain.make_heights(kind, 1.0, rng)
+    model.hfield_data[:] = terrain.to_hfield_data(heights)
+    mujoco.mj_forward(model, data)
+    points = rng.uniform(-5, 5, (100, 2))
+    hit = np.array([3.0 - mujoco.mj_ray(model, data, np.array([x, y, 3.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1,
+                                        np.array([-1], np.int32)) for x, y in points])
+    lookup = terrain.lookup_heights(heights[None], points[None])[0]
+    # bilinear vs MuJoCo's two triangles per cell: equal on flat tops and planes, close elsewhere
+    assert np.median(np.abs(hit - lookup)) < 1e-3 and np.max(np.abs(hit - lookup)) < 0.03
