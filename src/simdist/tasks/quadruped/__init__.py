@@ -20,6 +20,7 @@ from simdist.tasks.quadruped.course_env import QuadrupedCourseEnv, time_limit_s
 from simdist.tasks.quadruped.physics import REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
 from simdist.tasks.quadruped.robot import CONTROL_PERIOD_S
 from simdist.tasks.quadruped.scenes import COURSES
+from simdist.tasks.quadruped.terrain_env import TerrainWalkEnv
 from simdist.tasks.registry import register
 
 INITIAL_YAW_RAD = 0.05  # trials start with a small random heading error, ±this
@@ -53,9 +54,15 @@ class QuadrupedCourseTask:
         return {"sim": SIM, "real": self.config.real_physics}[check_domain(domain)]
 
     def make_env(self, domain: str, physics: QuadrupedPhysics | dict | str | None = None,
-                 seed: int = 0) -> QuadrupedCourseEnv:
+                 seed: int = 0) -> QuadrupedCourseEnv | TerrainWalkEnv:
         base = self.default_physics(domain)
         phys = physics if isinstance(physics, QuadrupedPhysics) else apply_physics_overrides(base, physics)
+        if phys.scene == "terrain":
+            if domain != "sim":
+                raise ValueError("scene='terrain' (randomised training terrain) exists only in the sim domain")
+            return TerrainWalkEnv(phys, seed=seed)
+        if phys.scene != "course":
+            raise ValueError(f"unknown scene {phys.scene!r}; valid scenes: ['course', 'terrain']")
         return QuadrupedCourseEnv(domain, self.course, phys, default_speed=max(self.config.speeds), seed=seed)
 
     def expert(self) -> experts.PPOPolicy:

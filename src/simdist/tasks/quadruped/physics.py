@@ -35,6 +35,9 @@ class QuadrupedPhysics:
     joint_friction_range: tuple[float, float] = (0.0, 0.05)  # N·m, per joint (dof frictionloss)
     reset_joint_scale_range: tuple[float, float] = (0.95, 1.05)
     obs_noise_scale: float = 0.0  # × the authors' observation-noise stds (0: clean, as in data generation)
+    # What the robot walks on: "course" (the task's course) or "terrain" (randomised training terrain with random
+    # commands, sim only: the paper's data-generation setting, see terrain_env.py).
+    scene: str = "course"
     # Course surfaces (ignored on the training heightfield).
     panel_friction: float = 1.0  # slippery-slope panels
     panel_priority: int = 0  # > 1 makes panel_friction override the feet's
