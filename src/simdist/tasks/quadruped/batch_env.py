@@ -181,9 +181,9 @@ class QuadrupedBatchEnv:
 
     def privileged(self) -> np.ndarray:
         """Exact state and physics (paper Table IV) — simulation only, never an observation."""
-        dr, n = self.dr, self.num_envs
+        dr, n, proprio = self.dr, self.num_envs, self.proprio()
         return np.concatenate([
-            self.proprio()[:, :33], self.command, self.action, self.proprio()[:, 33:],
+            proprio[:, :33], self.command, self.action, proprio[:, 33:],
             self.height_scan().reshape(n, -1), 0.1 * self.foot_wrench.reshape(n, -1), self.foot_heights(),
             dr["mass_offset"][:, None], dr["friction"][:, None], dr["friction"][:, None], np.zeros((n, 1)),
             dr["kp"] / robot.KP_NOMINAL, dr["kd"] / robot.KD_NOMINAL, dr["joint_friction"] / 0.05,
@@ -193,8 +193,12 @@ class QuadrupedBatchEnv:
     def set_command(self, command: np.ndarray) -> None:
         self.command[:] = command
 
-    def step(self, actions: np.ndarray, before_reset: Callable[[np.ndarray], None] | None = None):
+    def step(self, actions: np.ndarray, before_reset: Callable[[np.ndarray], None] | None = None,
+             observe: bool = True, with_privileged: bool = True):
         """Advance every env one control step. Returns (obs, reward, terminated, truncated, info).
+
+        ``observe=False`` skips the (noisy) observation groups and returns None for them — PPO reads only
+        ``info["privileged"]``; ``with_privileged=False`` skips that (single-env wrappers recompute it later).
 
         With ``auto_reset``, finished envs are reset after their terminal reward is computed; their returned
         observation is the first of the new episode and ``info["terminal_privileged"]`` holds the last state.
@@ -224,15 +228,18 @@ class QuadrupedBatchEnv:
         terminated = self.bad_contact | (tilt > MAX_TILT_RAD) | ~np.isfinite(self.qpos).all(1)
         truncated = (self.step_count >= self.max_steps) | self.scene.off_limits(self.qpos[:, :2])
         truncated &= ~terminated
-        info = {"reward_terms": terms, "privileged": self.privileged()}
+        info = {"reward_terms": terms}
+        if with_privileged:
+            info["privileged"] = self.privileged()
         done = np.flatnonzero(terminated | truncated)
         if self.auto_reset and len(done):
             if before_reset is not None:
                 before_reset(done)
-            info["terminal_privileged"] = info["privileged"].copy()
             self.reset(done)
-            info["privileged"] = self.privileged()
-        return self.observations(), reward, terminated, truncated, info
+            if with_privileged:
+                info["terminal_privileged"] = info["privileged"]
+                info["privileged"] = self.privileged()
+        return (self.observations() if observe else None), reward, terminated, truncated, info
 
     def foot_contact(self) -> np.ndarray:
         return np.linalg.norm(self.foot_wrench[..., 3:], axis=-1) > 1.0

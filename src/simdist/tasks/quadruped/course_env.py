@@ -84,7 +84,7 @@ class QuadrupedCourseEnv(gym.Env):
         a = np.asarray(action, np.float64).reshape(-1)
         if a.shape != (12,) or not np.all(np.isfinite(a)):
             raise ValueError(f"action must be 12 finite values, got shape {a.shape}")
-        _, reward, terminated, _, _ = self.batch.step(a[None])
+        _, reward, terminated, _, _ = self.batch.step(a[None], observe=False, with_privileged=False)
         self.steps += 1
         self._update_command()
         obs = self._single(self.batch.observations())

@@ -85,7 +85,7 @@ class QuadrupedVecEnv(VecEnv):
     def step(self, actions: torch.Tensor):
         t0 = time.perf_counter()
         lengths_before = self.batch.step_count.copy() + 1
-        _, reward, terminated, truncated, info = self.batch.step(actions.cpu().numpy())
+        _, reward, terminated, truncated, info = self.batch.step(actions.cpu().numpy(), observe=False)
         self._sim_seconds += time.perf_counter() - t0
         done = terminated | truncated
         self._returns += reward

@@ -27,12 +27,12 @@ PLATFORM_HALF_M = 0.5  # flat spawn platform at the patch centre
 USABLE_RADIUS_M = PATCH_SIZE_M / 2 - 1.2  # beyond this the episode is truncated (scan must stay on the patch)
 
 
-def hfield_xml(num_envs_name: str = "terrain") -> tuple[str, str]:
+def hfield_xml(name: str = "terrain") -> tuple[str, str]:
     """(asset, geom) MJCF snippets for one patch centred at the origin."""
     half = PATCH_SIZE_M / 2
-    asset = (f'<hfield name="{num_envs_name}" nrow="{GRID_POINTS}" ncol="{GRID_POINTS}" '
+    asset = (f'<hfield name="{name}" nrow="{GRID_POINTS}" ncol="{GRID_POINTS}" '
              f'size="{half} {half} {HFIELD_ELEVATION_M} {HFIELD_BASE_M}"/>')
-    geom = (f'<geom name="ground" class="terrain" type="hfield" hfield="{num_envs_name}" '
+    geom = (f'<geom name="ground" class="terrain" type="hfield" hfield="{name}" '
             f'pos="0 0 {-HFIELD_ELEVATION_M / 2}"/>')
     return asset, geom
 

@@ -49,7 +49,8 @@ class TerrainWalkEnv(gym.Env):
 
     def step(self, action):
         a = np.asarray(action, np.float64).reshape(1, 12)
-        obs, reward, terminated, truncated, _ = self.batch.step(a)
+        _, reward, terminated, truncated, _ = self.batch.step(a, observe=False, with_privileged=False)
+        obs = self.batch.observations()
         info = self._info(bool(terminated[0]), bool(truncated[0]))
         info["dense_reward"] = float(reward[0])
         return {k: v[0] for k, v in obs.items()}, float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
