@@ -37,6 +37,20 @@ def _to(x, device: torch.device):
     return {k: _to(v, device) for k, v in x.items()} if isinstance(x, dict) else x.to(device)
 
 
+def _time_s(step, repeats: int, warmup: int, device: torch.device) -> list[float]:
+    """Wall-clock seconds of `repeats` calls after `warmup` calls, synchronising the GPU around each."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(repeats):
+        _sync(device)
+        t0 = time.perf_counter()
+        step()
+        _sync(device)
+        times.append(time.perf_counter() - t0)
+    return times
+
+
 def _random_batch(model: WorldModel, batch: int) -> dict:
     spec, H, T = model.spec, model.cfg.history, model.cfg.horizon
     P, A = spec.obs_shapes["proprio"][0], spec.action_dim
@@ -92,15 +106,7 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
     with FlopCounterMode(display=False) as counter:
         step()
     with torch.inference_mode():
-        for _ in range(3):
-            step()
-        times = []
-        for _ in range(repeats):
-            _sync(dev)
-            t0 = time.perf_counter()
-            step()
-            _sync(dev)
-            times.append((time.perf_counter() - t0) * 1e3)
+        times = [t * 1e3 for t in _time_s(step, repeats, warmup=3, device=dev)]
     median = statistics.median(times)
     gflop = counter.get_total_flops() / 1e9
     return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
@@ -126,15 +132,6 @@ def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bo
         loss.backward()
         opt.step()
 
-    for _ in range(2):
-        step()
-    times = []
-    for _ in range(repeats):
-        _sync(dev)
-        t0 = time.perf_counter()
-        step()
-        _sync(dev)
-        times.append(time.perf_counter() - t0)
-    median = statistics.median(times)
+    median = statistics.median(_time_s(step, repeats, warmup=2, device=dev))
     return {"model_preset": model_name, "batch_size": batch_size, "amp": amp, "median_step_s": median,
             "sequences_per_s": batch_size / median, **machine()}
