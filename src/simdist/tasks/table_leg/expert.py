@@ -187,7 +187,8 @@ def suboptimal_tunings() -> list[ExpertTuning]:
     """A ladder of degraded experts, from about the expert's success rate down to about zero."""
     base = ExpertTuning()
     return [
-        replace(base, name="sluggish", action_scale=0.4),
+        replace(base, name="sluggish", action_scale=0.7),
+        replace(base, name="random_mix_5", random_action_prob=0.05),
         replace(base, name="hole_bias_1mm", hole_bias_m=(0.0008, 0.0006)),
         replace(base, name="random_mix_15", random_action_prob=0.15),
         replace(base, name="no_straightening", straighten=False),
