@@ -79,14 +79,14 @@ def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
     return out
 
 
-def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.ndarray]:
-    """(privileged states, expert discounted returns) from perturbed-then-expert rollouts in `sim`."""
+def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(privileged states, expert discounted returns, episode index) from perturbed-then-expert rollouts."""
     rng = np.random.default_rng(cfg.seed)
     spec, expert = task.spec, task.expert()
     env = task.make_env("sim", seed=cfg.seed)
     low, high = np.array(spec.action_low), np.array(spec.action_high)
     L = spec.episode_steps
-    states, returns = [], []
+    states, returns, episode_ids = [], [], []
     for ep in range(cfg.episodes):
         _, info = env.reset(seed=int(rng.integers(1 << 31)))
         expert.reset(rng)
@@ -108,16 +108,21 @@ def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.n
         mask = np.array(labelled)
         states.append(np.array(ep_states)[mask])
         returns.append(g[mask])
-    return np.concatenate(states).astype(np.float32), np.concatenate(returns).astype(np.float32)
+        episode_ids.append(np.full(int(mask.sum()), ep))
+    return (np.concatenate(states).astype(np.float32), np.concatenate(returns).astype(np.float32),
+            np.concatenate(episode_ids))
 
 
-def fit_critic(states: np.ndarray, returns: np.ndarray, cfg: CriticFitConfig) -> tuple[MLPCritic, float]:
-    """Fit the MLP critic; returns it and its R² on a held-out share of the states."""
+def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
+               cfg: CriticFitConfig) -> tuple[MLPCritic, float]:
+    """Fit the MLP critic; returns it and its R² on held-out *episodes* (states of one episode are
+    correlated, so a per-state split would overstate the fit)."""
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
-    idx = rng.permutation(len(states))
-    n_val = int(len(idx) * cfg.val_fraction)
-    val, train = idx[:n_val], idx[n_val:]
+    episodes = np.unique(episode_ids)
+    val_eps = rng.permutation(episodes)[: max(1, int(len(episodes) * cfg.val_fraction))]
+    is_val = np.isin(episode_ids, val_eps)
+    val, train = np.flatnonzero(is_val), np.flatnonzero(~is_val)
     critic = MLPCritic(states.shape[1], cfg.hidden)
     x, y = torch.as_tensor(states), torch.as_tensor(returns)
     critic.state_mean.copy_(x[train].mean(0))
@@ -143,8 +148,8 @@ def fit_critic(states: np.ndarray, returns: np.ndarray, cfg: CriticFitConfig) ->
 
 
 def fit_and_save(task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig()) -> float:
-    states, returns = collect_expert_returns(task, cfg)
-    critic, r2 = fit_critic(states, returns, cfg)
+    states, returns, episode_ids = collect_expert_returns(task, cfg)
+    critic, r2 = fit_critic(states, returns, episode_ids, cfg)
     critic.save(directory, {"task": task.spec.name, "gamma": task.spec.gamma, "r2_heldout": r2,
                             "states": int(len(states)), "fit": asdict(cfg)})
     return r2
