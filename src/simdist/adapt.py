@@ -13,6 +13,7 @@ and finetune, so a kill -9 loses at most the episode in progress.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from dataclasses import asdict, dataclass
@@ -39,6 +40,17 @@ class AdaptConfig:
     episodes_per_round: int = 20  # M
     grid: str = "default"
     seed: int = 0
+
+
+def initial_condition_to_json(ic):
+    """Initial conditions of any task (tuples, arrays, dicts, dataclasses) as JSON-ready values."""
+    if dataclasses.is_dataclass(ic):
+        ic = dataclasses.asdict(ic)
+    if isinstance(ic, dict):
+        return {k: initial_condition_to_json(v) for k, v in ic.items()}
+    if isinstance(ic, (list, tuple, np.ndarray)):
+        return [initial_condition_to_json(v) for v in ic]
+    return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
 
 
 def _round_model(out: Path, j: int, pretrained: str | Path) -> Path:
@@ -76,7 +88,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             "real_minutes": real_steps * spec.control_period_s / 60.0,
             "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
             "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
-            "initial_conditions": [list(np.atleast_1d(ic).astype(float)) for ic in ics],
+            "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
             "successes": [bool(m.get("success", 0.0)) for m in metrics],
         }
         if j > 0:  # these episodes were not in model_j's finetuning data: a held-out test of Fig. 8a

@@ -1,5 +1,5 @@
-"""Results at a glance: `report.md`, `report.html` and PNG plots (success vs real minutes, Fig. 8a-style
-latent prediction error per horizon step before/after finetuning)."""
+"""Results at a glance: `report.md`, `report.html` and PNG plots: success vs real minutes (Fig. 4), latent
+prediction error per horizon step before/after finetuning (Fig. 8a), outcomes over initial conditions (Fig. 7)."""
 
 from __future__ import annotations
 
@@ -52,10 +52,44 @@ def _latent_error(out: Path, results: dict) -> str | None:
     return name
 
 
+def _flatten(value) -> list[float]:
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in _flatten(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _flatten(v)]
+    return [float(value)] if isinstance(value, (int, float)) else []
+
+
+def _outcome_scatter(out: Path, results: dict) -> str | None:
+    """Fig. 7: successes and failures over the initial conditions (their first two coordinates),
+    zero shot vs after the last round."""
+    grids = [(g, res) for g, res in results.items() if len(res["rounds"]) > 1]
+    if not grids:
+        return None
+    fig, axes = plt.subplots(len(grids), 2, figsize=(7, 3.2 * len(grids)), squeeze=False)
+    for row, (grid, res) in enumerate(grids):
+        for col, r in enumerate((res["rounds"][0], res["rounds"][-1])):
+            ax = axes[row][col]
+            pts = [(_flatten(ic) + [0.0, 0.0])[:2] for ic in r["initial_conditions"]]
+            for ok, colour, label in ((True, "tab:green", "success"), (False, "tab:red", "failure")):
+                sel = [p for p, s in zip(pts, r["successes"]) if s == ok]
+                if sel:
+                    ax.scatter(*zip(*sel), c=colour, label=label, s=25)
+            ax.set_title(f"{grid}: round {r['round']} ({r['success_rate']:.2f})", fontsize=9)
+            ax.grid(alpha=0.3)
+        axes[row][0].legend(fontsize=8)
+    fig.tight_layout()
+    name = "outcomes.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return name
+
+
 def write_report(out: str | Path, summary: dict, results: dict) -> Path:
     out = Path(out)
     curve = _learning_curve(out, results)
     latent = _latent_error(out, results)
+    scatter = _outcome_scatter(out, results)
     lines = [f"# SimDist run: {summary['task']} ({summary['preset']} preset)", "",
              f"- zero-shot success in real: **{summary['zero_shot_success']:.2f}**",
              f"- final success in real: **{summary['final_success']:.2f}**",
@@ -76,10 +110,12 @@ def write_report(out: str | Path, summary: dict, results: dict) -> Path:
     lines += [f"![learning curve]({curve})", ""]
     if latent:
         lines += [f"![latent error]({latent})", ""]
+    if scatter:
+        lines += [f"![outcomes over initial conditions]({scatter})", ""]
     md = "\n".join(lines)
     (out / "report.md").write_text(md)
     body = "".join(f"<pre>{html.escape(md)}</pre>")
-    imgs = "".join(f'<img src="{n}" style="max-width:48%">' for n in (curve, latent) if n)
+    imgs = "".join(f'<img src="{n}" style="max-width:48%">' for n in (curve, latent, scatter) if n)
     (out / "report.html").write_text(f"<html><head><meta charset='utf-8'><title>SimDist report</title></head>"
                                      f"<body>{imgs}{body}</body></html>")
     return out / "report.md"
