@@ -93,7 +93,8 @@ class QuadrupedBatchEnv:
     def reset(self, env_ids: np.ndarray, initial_yaw: float | None = None) -> None:
         p, rng = self.physics, self.rng
         if self.scene_has_curriculum and self.step_count[env_ids].any():
-            self.scene.curriculum.update(env_ids, self.cosine_sum[env_ids] / np.maximum(self.step_count[env_ids], 1))
+            # divided by the full episode length (the authors' rule), so an early fall counts as poor tracking
+            self.scene.curriculum.update(env_ids, self.cosine_sum[env_ids] / self.max_steps)
         for i in env_ids:
             m, d = self.models[i], self.datas[i]
             spawn, yaw = self.scene.reset(int(i), m, rng)
