@@ -44,8 +44,9 @@ def cmd_pretrain(args) -> dict:
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
-    if args.steps:
-        cfg = replace(cfg, steps=args.steps)
+    if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
+        cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10),
+                      decay_steps=args.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
     result = pretrain(args.data, args.out, model_preset(args.preset), cfg, progress=not args.quiet)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "train_loss": result.train_loss,
             "val_loss": result.val_loss}

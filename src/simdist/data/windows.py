@@ -94,7 +94,7 @@ class WindowDataset:
         """Per-dimension mean/std of every normalised field (labels from labelled steps only)."""
         def stats(x: torch.Tensor) -> Stats:
             x = x.double()
-            return Stats(x.mean(0).float().numpy(), x.std(0, unbiased=False).float().numpy())
+            return Stats(x.mean(0).float().cpu().numpy(), x.std(0, unbiased=False).float().cpu().numpy())
 
         out = {g: stats(v) for g, v in self.obs.items()}
         out["action"] = stats(self.action)
