@@ -38,19 +38,22 @@ def checkpoints(run: Path) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def make_runner(run: Path, num_envs: int, seed: int, hidden: tuple[int, ...], start_iteration: int = 0):
+def make_runner(run: Path, num_envs: int, seed: int, hidden: tuple[int, ...], start_iteration: int = 0,
+                normalize_obs: bool = False):
     from rsl_rl.runners import OnPolicyRunner
 
     env = QuadrupedVecEnv(num_envs, seed=seed, progress_path=run / "progress.jsonl", start_iteration=start_iteration)
-    return OnPolicyRunner(env, ppo_config(hidden), log_dir=str(run), device="cpu"), env
+    cfg = ppo_config(hidden, obs_normalization=normalize_obs)
+    return OnPolicyRunner(env, cfg, log_dir=str(run), device="cpu"), env
 
 
-def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[int, ...]) -> None:
+def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[int, ...],
+          normalize_obs: bool = False) -> None:
     run.mkdir(parents=True, exist_ok=True)
     existing = checkpoints(run)
     start = max(existing) + 1 if existing else 0
     # a fresh seed per chunk so resumed chunks do not replay the same terrains and commands
-    runner, env = make_runner(run, num_envs, seed + start, hidden, start_iteration=start)
+    runner, env = make_runner(run, num_envs, seed + start, hidden, start, normalize_obs)
     if existing:
         runner.load(str(existing[max(existing)]))
         runner.current_learning_iteration = start
@@ -63,13 +66,14 @@ def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[in
              iterations, steps, wall, steps / wall)
 
 
-def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CHECKPOINT_DIR) -> list[Path]:
+def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CHECKPOINT_DIR,
+           normalize_obs: bool = False) -> list[Path]:
     found = checkpoints(run)
     if not found:
         raise FileNotFoundError(f"no model_<it>.pt checkpoints in {run}; train first")
     newest = max(found)
     keep = [it for it in found if it in SUBOPTIMAL_ITERATIONS and it != newest] + [newest]
-    runner, _ = make_runner(run / "export_tmp", num_envs, 0, hidden)
+    runner, _ = make_runner(run / "export_tmp", num_envs, 0, hidden, normalize_obs=normalize_obs)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for it in keep:
@@ -84,7 +88,8 @@ def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CH
     return written
 
 
-def probe(run: Path, num_envs: int, hidden: tuple[int, ...], speed: float = 0.5, seconds: float = 10.0) -> dict:
+def probe(run: Path, num_envs: int, hidden: tuple[int, ...], normalize_obs: bool = False, speed: float = 0.5,
+          seconds: float = 10.0) -> dict:
     """How far the newest checkpoint is from walking: flat ground, DR on, a constant forward command."""
     import numpy as np
 
@@ -93,7 +98,7 @@ def probe(run: Path, num_envs: int, hidden: tuple[int, ...], speed: float = 0.5,
     from simdist.tasks.quadruped.scenes import TrainingScene
 
     found = checkpoints(run)
-    runner, _ = make_runner(run / "export_tmp", 8, 0, hidden)
+    runner, _ = make_runner(run / "export_tmp", 8, 0, hidden, normalize_obs=normalize_obs)
     runner.load(str(found[max(found)]))
     actor = runner.alg.get_policy().as_jit().cpu().eval()
     env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False, kinds=("flat",)), SIM, seed=123,
@@ -120,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256, 128])
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the box has 2 shared cores)")
+    parser.add_argument("--normalize-obs", action="store_true", help="rsl-rl empirical normalisation (run 1 used it)")
     parser.add_argument("--export", action="store_true", help="export policies and critic instead of training")
     parser.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="export folder")
     parser.add_argument("--probe", action="store_true", help="test the newest checkpoint walking at 0.5 m/s on flat")
@@ -127,11 +133,11 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(args.threads)
     if args.export:
-        export(args.run, args.envs, tuple(args.hidden), args.out)
+        export(args.run, args.envs, tuple(args.hidden), args.out, args.normalize_obs)
     elif args.probe:
-        probe(args.run, 16, tuple(args.hidden))
+        probe(args.run, 16, tuple(args.hidden), args.normalize_obs)
     else:
-        train(args.run, args.iterations, args.envs, args.seed, tuple(args.hidden))
+        train(args.run, args.iterations, args.envs, args.seed, tuple(args.hidden), args.normalize_obs)
 
 
 if __name__ == "__main__":
