@@ -72,3 +72,27 @@ def test_kill_9_mid_round_loses_no_completed_episode(tmp_path, pretrained, pendu
     after = {p.name: p.read_bytes() for p in episodes_dir.glob("*.h5")}
     assert len(after) == 12  # 2 rounds × 6 episodes, none repeated
     assert all(after[name] == data for name, data in before.items())  # completed episodes untouched
+
+
+def test_adapt_starts_from_offline_real_data(tmp_path, pretrained, pendulum_data, capsys):
+    from simdist.cli import main
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    env = task.make_env("real", seed=0)
+    log = EpisodeLogger(tmp_path / "demos", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)
+    for seed in range(2):
+        obs, _ = env.reset(seed=seed)
+        log.start()
+        for _ in range(15):
+            log.log(obs, np.zeros(1))
+            obs, *_ = env.step(np.zeros(1))
+        log.end(success=False)
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "2",
+            "--out", str(tmp_path / "a"), "--finetune-steps", "3", "--sim-data", str(pendulum_data),
+            "--initial-data", str(tmp_path / "demos"), "--json", "--quiet"]
+    for _ in range(2):  # the rerun imports nothing twice
+        assert main(argv) == 0
+    names = sorted(p.stem for p in (tmp_path / "a" / "real_data" / "episodes").glob("*.h5"))
+    assert names == ["init_00000", "init_00001", "r00_e000", "r00_e001"]
+    assert (tmp_path / "a" / "round_00" / "model" / "done").exists()  # round 0 deploys the finetuned model

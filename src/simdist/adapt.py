@@ -1,6 +1,7 @@
 """Real-world adaptation (paper Alg. 1): deploy MPPI, log every episode, finetune the dynamics, redeploy.
 
-Round j (j = 0 … J) deploys model_j (model_0 = the pretrained checkpoint) for M episodes on the task's
+Round j (j = 0 … J) deploys model_j (model_0 = the pretrained checkpoint, or the pretrained checkpoint
+finetuned on `initial_data` when offline real episodes or demonstrations are given) for M episodes on the task's
 fixed evaluation initial conditions; those rollouts are both the evaluation of model_j (the paper's
 success-rate point after j updates) and new real data. After round j < J, the dynamics are finetuned on
 *all* real data so far, starting from the pretrained checkpoint, giving model_{j+1} (optionally with
@@ -40,6 +41,7 @@ class AdaptConfig:
     episodes_per_round: int = 20  # M
     grid: str = "default"
     seed: int = 0
+    initial_data: str | None = None  # optional offline real episodes or demonstrations (Alg. 1, line 1)
 
 
 def initial_condition_to_json(ic):
@@ -53,8 +55,19 @@ def initial_condition_to_json(ic):
     return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
 
 
-def _round_model(out: Path, j: int, pretrained: str | Path) -> Path:
-    return Path(pretrained) if j == 0 else out / f"round_{j:02d}" / "model"
+def _round_model(out: Path, j: int, pretrained: str | Path, has_initial_data: bool) -> Path:
+    if j == 0 and not has_initial_data:
+        return Path(pretrained)
+    return out / f"round_{j:02d}" / "model"
+
+
+def _import_initial_data(source: str | Path, data_dir: Path) -> None:
+    """Copy offline real episodes into D_real once (as `init_*` files), validated against its metadata."""
+    if any(p.stem.startswith("init_") for p in episode_files(data_dir)):
+        return
+    info = read_info(data_dir)
+    for k, path in enumerate(episode_files(source)):
+        write_episodes(data_dir, read_episode_file(path, info), name=f"init_{k:05d}")
 
 
 def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi: MPPIConfig,
@@ -73,10 +86,12 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     env = task.make_env("real", physics, seed=cfg.seed)
     ics = task.initial_conditions(cfg.grid, cfg.episodes_per_round, seed=cfg.seed)
     pretrained_model = ckpt.load_model(pretrained)
+    if cfg.initial_data:
+        _import_initial_data(cfg.initial_data, data_dir)
     rounds = []
     for j in range(cfg.rounds + 1):
-        model_dir = _round_model(out, j, pretrained)
-        if j > 0 and not (model_dir / "done").exists():
+        model_dir = _round_model(out, j, pretrained, bool(cfg.initial_data))
+        if model_dir != Path(pretrained) and not (model_dir / "done").exists():
             log.info("round %d: finetuning the dynamics on all real data so far", j)
             finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, sim_data=sim_data)
             (model_dir / "done").write_text("ok\n")
@@ -87,11 +102,14 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
             "real_minutes": real_steps * spec.control_period_s / 60.0,
             "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
+            # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
+            "successes_per_minute": float(sum(m.get("success", 0.0) for m in metrics))
+            / max(1e-9, sum(len(e) for e in episodes) * spec.control_period_s / 60.0),
             "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
             "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
             "successes": [bool(m.get("success", 0.0)) for m in metrics],
         }
-        if j > 0:  # these episodes were not in model_j's finetuning data: a held-out test of Fig. 8a
+        if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()
         log.info("round %d: success %.2f after %.1f real minutes", j, row["success_rate"], row["real_minutes"])

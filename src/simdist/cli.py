@@ -113,7 +113,8 @@ def cmd_adapt(args) -> dict:
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
         ft = replace(ft, steps=args.finetune_steps)
-    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed)
+    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed,
+                      initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.preset), ft,
@@ -209,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
+    sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu")

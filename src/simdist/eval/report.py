@@ -98,14 +98,15 @@ def write_report(out: str | Path, summary: dict, results: dict) -> Path:
              f"- simulation dataset: {summary['sim_dataset']}", ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "",
-                  "| round | real minutes so far | success | held-out latent error, mean over k=1..T (pretrained → finetuned) |",
-                  "|---|---|---|---|"]
+                  "| round | real minutes so far | success | successes per robot minute | held-out latent error, mean over k=1..T (pretrained → finetuned) |",
+                  "|---|---|---|---|---|"]
         for r in res["rounds"]:
             err = ""
             if "latent_error_finetuned" in r:
                 pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
                 err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
-            lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {err} |")
+            throughput = f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""
+            lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {throughput} | {err} |")
         lines.append("")
     lines += [f"![learning curve]({curve})", ""]
     if latent:
