@@ -5,9 +5,8 @@ one group between them). PPO settings are the authors' (paper §4 / official-cod
 and iteration, clip 0.2, entropy 0.01, 5 epochs × 4 minibatches, lr 1e-3 adaptive (KL 0.01), γ 0.99, λ 0.95,
 clipped value loss with coefficient 1, gradient norm 1, initial action std 1.0, ELU.
 CPU deviations (documented in docs/tasks/quadruped.md): hidden layers [256, 256, 128] instead of
-[512, 512, 512] and 128 envs instead of 4096. Empirical observation normalisation is off, as for the authors:
-with it on (run 1), rarely-varying privileged entries (flat-terrain height scans, per-episode DR values) kept
-shifting the normaliser, the measured KL stayed high and the adaptive learning rate sat at its 1e-5 floor.
+[512, 512, 512] and 128 envs instead of 4096. Empirical observation normalisation is off by default, as for the
+authors (``obs_normalization=True`` / ``--normalize-obs`` switches it on; run 1 used it).
 """
 
 from __future__ import annotations
