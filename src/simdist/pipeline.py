@@ -33,7 +33,7 @@ class PipelineConfig:
 
 
 PIPELINE_PRESETS = {
-    "cpu": PipelineConfig(episodes=500, workers=2, pretrain_steps=1500, rounds=2, episodes_per_round=20,
+    "cpu": PipelineConfig(episodes=500, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
                           sim_eval_trials=20),
     "paper": PipelineConfig(episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20,
                             sim_eval_trials=20),
