@@ -26,6 +26,16 @@ def _task(name: str):
     return get_task(name)
 
 
+def _with_grid_means(out: dict) -> dict:
+    """Average over grids (speeds, for the quadruped) of every per-grid mean: success_rate, mean_time_s and
+    task metrics such as mean_progress_m."""
+    grids = list(out["grids"].values())
+    for key in grids[0]:
+        if key == "success_rate" or key.startswith("mean_"):
+            out[key] = sum(g[key] for g in grids) / len(grids)
+    return out
+
+
 def cmd_tasks(args) -> dict:
     from simdist.tasks import task_names
 
@@ -84,7 +94,7 @@ def cmd_evaluate(args) -> dict:
         ics = task.initial_conditions(grid, args.trials, seed=args.seed)
         res = rollout(task, env, agent, ics, seed=args.seed, progress=not args.quiet)
         out["grids"][grid] = res.summary(task.spec.control_period_s)
-    out["success_rate"] = sum(g["success_rate"] for g in out["grids"].values()) / len(grids)
+    _with_grid_means(out)
     Path(args.checkpoint, "eval_info.json").write_text(json.dumps(out, indent=2))
     return out
 
@@ -101,9 +111,7 @@ def cmd_expert_eval(args) -> dict:
         res = rollout(task, env, agent, task.initial_conditions(grid, args.trials, seed=args.seed), seed=args.seed,
                       progress=not args.quiet, source="expert")
         out["grids"][grid] = res.summary(task.spec.control_period_s)
-    out["success_rate"] = sum(g["success_rate"] for g in out["grids"].values()) / len(grids)
-    out["mean_time_s"] = sum(g["mean_time_s"] for g in out["grids"].values()) / len(grids)
-    return out
+    return _with_grid_means(out)
 
 
 def cmd_adapt(args) -> dict:
