@@ -9,16 +9,14 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, check_domain
-from simdist.tasks.peg_insertion import controller as ctl
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
-from simdist.tasks.peg_insertion.model import (
-    ARM, ARM_JOINTS, FINGER_JOINTS, FIXTURE_BODY, GRIPPER, PAD_JOINTS, PEG_BODY, SCENE, TCP_SITE, build_model,
-)
+from simdist.tasks.peg_insertion.model import FIXTURE_BODY, PEG_BODY, SCENE, build_model
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
 from simdist.tasks.peg_insertion.reward import PegState, dense_reward, is_seated
-from simdist.tasks.peg_insertion.rotations import (
-    rot6, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_features, yaw_of,
-)
+from simdist.tasks.peg_insertion.rotations import yaw_features
+from simdist.tasks.ur5e import controller as ctl
+from simdist.tasks.ur5e.robot import ARM, ARM_JOINTS, FINGER_JOINTS, GRIPPER, PAD_JOINTS, TCP_SITE
+from simdist.tasks.ur5e.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 
 
 @dataclass(frozen=True)

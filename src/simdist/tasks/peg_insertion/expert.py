@@ -18,9 +18,8 @@ from simdist.tasks.peg_insertion.env import ACTION_DIM, CONTROL
 from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.reward import PegState
-from simdist.tasks.peg_insertion.rotations import (
-    rotation_error, rotvec_to_matrix, square_yaw_error, tool_down_rotation, yaw_of,
-)
+from simdist.tasks.peg_insertion.rotations import square_yaw_error
+from simdist.tasks.ur5e.rotations import rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 
 CLOSE, OPEN = 1.0, -1.0
 

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.peg_insertion.layout import PRIVILEGED
-from simdist.tasks.peg_insertion.model import GRIPPER, SCENE
-from simdist.tasks.peg_insertion.rotations import rot6_to_matrix, square_yaw_error, yaw_of
+from simdist.tasks.peg_insertion.model import SCENE
+from simdist.tasks.peg_insertion.rotations import square_yaw_error
+from simdist.tasks.ur5e.robot import GRIPPER
+from simdist.tasks.ur5e.rotations import rot6_to_matrix, yaw_of
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,15 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, check_domain
-from simdist.tasks.peg_insertion import controller as ctl
 from simdist.tasks.peg_insertion.env import ControlConfig
-from simdist.tasks.peg_insertion.model import ARM, ARM_JOINTS, FINGER_JOINTS, GRIPPER, PAD_JOINTS, TCP_SITE
-from simdist.tasks.peg_insertion.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 from simdist.tasks.table_leg.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.table_leg.model import HOLE_SITE, LEG_BODY, RACK, RACK_BODY, TABLETOP, TABLETOP_BODY, build_model
 from simdist.tasks.table_leg.physics import TableLegPhysics, sample_physics
 from simdist.tasks.table_leg.reward import LegState, dense_reward, is_seated
 from simdist.tasks.table_leg.thread import Thread, thread_geometry
+from simdist.tasks.ur5e import controller as ctl
+from simdist.tasks.ur5e.robot import ARM, ARM_JOINTS, FINGER_JOINTS, GRIPPER, PAD_JOINTS, TCP_SITE
+from simdist.tasks.ur5e.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 
 # Peg insertion's controller settings; the workspace floor keeps the pads above the tabletop and the rack.
 CONTROL = ControlConfig(workspace_low=(0.15, -0.55, 0.05))

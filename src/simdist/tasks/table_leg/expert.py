@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from simdist.tasks.peg_insertion.expert import Goal
-from simdist.tasks.peg_insertion.rotations import rotation_error, rotvec_to_matrix
 from simdist.tasks.table_leg.env import ACTION_DIM, CONTROL
 from simdist.tasks.table_leg.layout import PRIVILEGED
 from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
+from simdist.tasks.ur5e.rotations import rotation_error, rotvec_to_matrix
 from simdist.tasks.table_leg.reward import LegState
 
 CLOSE, OPEN = 1.0, -1.0

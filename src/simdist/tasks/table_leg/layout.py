@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from simdist.tasks.peg_insertion.layout import VectorLayout
 from simdist.tasks.table_leg.physics import SAMPLED_FIELDS
+from simdist.tasks.ur5e.layout import ROBOT_PRIVILEGED_BLOCKS, ROBOT_PROPRIO_BLOCKS, VectorLayout
 
 # What a real robot with a pose-estimating perception stack (e.g. FurnitureBench's AprilTags) would report.
-PROPRIO = VectorLayout([
-    ("joint_pos", 6),
-    ("joint_vel", 6),
-    ("tcp_pos", 3),
-    ("tcp_rot6", 6),  # first two columns of the tool rotation matrix
-    ("gripper_opening", 1),  # distance between the finger pads, m
+PROPRIO = VectorLayout(ROBOT_PROPRIO_BLOCKS + [
     ("leg_pos_est", 3),  # perceived shoulder of the leg (where the stud starts): noisy, biased
     ("leg_axis_est", 3),  # perceived leg axis (tilt)
     ("leg_yaw_est", 2),  # (cos, sin) of the perceived leg yaw (a marker on the leg shows its turning)
@@ -20,15 +15,7 @@ PROPRIO = VectorLayout([
 ])
 
 # Exact simulator state plus the episode's physics draw; only simulation domains expose it.
-PRIVILEGED = VectorLayout([
-    ("joint_pos", 6),
-    ("joint_vel", 6),
-    ("tcp_pos", 3),
-    ("tcp_rot6", 6),
-    ("setpoint_pos", 3),  # the integrated Cartesian set-point the controller tracks
-    ("setpoint_rot6", 6),
-    ("gripper_opening", 1),
-    ("gripper_closing", 1),  # 1 if the last command was "close"
+PRIVILEGED = VectorLayout(ROBOT_PRIVILEGED_BLOCKS + [
     ("leg_pos", 3),  # shoulder of the leg
     ("leg_rot6", 6),
     ("leg_linvel", 3),

@@ -1,9 +1,7 @@
-"""MJCF of the table-leg scene: the peg-insertion UR5e/2F-85 model plus a leg, a leg rack and a tabletop.
+"""MJCF of the table-leg scene: the shared UR5e/2F-85 robot plus a leg, a leg rack and a tabletop.
 
-The arm and gripper come from :mod:`simdist.tasks.peg_insertion.model` unchanged: its ``build_xml`` is called and
-the peg-specific bodies (peg, fixture) are cut out of the string (a thin adapter until a shared ``tasks/ur5e``
-module exposes the arm and gripper on their own). Collision bits are the peg model's: the static scene has bit 1,
-the held part bit 2 (the pads collide with both), the gripper bit 4.
+The arm, gripper and table come from :mod:`simdist.tasks.ur5e.robot`, with its collision bits: the static scene
+(tabletop, rack) is ``STATIC_BIT``, the leg ``PART_BIT`` (the pads collide with both).
 
 The thread is a helical "nut" body inside the tabletop's hole: a hinge and a slide about the hole axis, coupled
 by a joint equality (advance = pitch / 2 pi * angle). When the leg's stud sits aligned in the hole's lead-in, the
@@ -12,21 +10,18 @@ env activates a weld between the leg and the nut (thread.py), so turning the leg
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
-from simdist.tasks.peg_insertion.model import build_xml as build_arm_scene_xml
-from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.table_leg.physics import TableLegPhysics
+from simdist.tasks.ur5e.robot import PART_BIT, STATIC_BIT, STIFF_SOLIMP, STIFF_SOLREF, build_scene_xml
 
-_STIFF = 'solref="0.02 1" solimp="0.99 0.999 0.001"'
+_STIFF = f'solref="{STIFF_SOLREF}" solimp="{STIFF_SOLIMP}"'
 # MuJoCo's default impedance lets the thread give several mm under the leg's own weight; these keep it < 0.1 mm.
 _RIGID_EQUALITY = 'solimp="0.999 0.9999 0.001"'
 _RIGID_LIMIT = 'solreflimit="0.008 1" solimplimit="0.999 0.9999 0.001"'
-_STATIC, _PART = 1, 2
 
 
 @dataclass(frozen=True)
@@ -87,7 +82,7 @@ def _holed_block(prefix: str, half_side: float, height: float, hole_xy: tuple[fl
 
 def _scene_objects_xml(physics: TableLegPhysics) -> str:
     t, r, leg = TABLETOP, RACK, LEG
-    common = f'contype="{_STATIC}" conaffinity="0" priority="2" {_STIFF}'
+    common = f'contype="{STATIC_BIT}" conaffinity="0" priority="2" {_STIFF}'
     hole_half = leg.stud_radius + physics.hole_clearance_m / 2
     seated_advance = physics.thread_pitch_m * physics.seated_turns
     tabletop = _holed_block("tabletop", t.side / 2, t.thickness, t.hole_local_xy, hole_half, t.lead_in_depth,
@@ -112,32 +107,19 @@ def _scene_objects_xml(physics: TableLegPhysics) -> str:
     <body name="{LEG_BODY}" pos="0.45 0.12 {r.height}">
       <freejoint name="{LEG_BODY}"/>
       <geom name="leg" type="cylinder" size="{leg.radius} {leg.length / 2}" pos="0 0 {leg.length / 2}" mass="0.06"
-            contype="{_PART}" conaffinity="{_STATIC}" friction="0.8 0.005 0.0001" rgba=".85 .7 .45 1"/>
+            contype="{PART_BIT}" conaffinity="{STATIC_BIT}" friction="0.8 0.005 0.0001" rgba=".85 .7 .45 1"/>
       <geom name="stud" type="cylinder" size="{leg.stud_radius} {leg.stud_length / 2}" pos="0 0 {-leg.stud_length / 2}"
-            mass="0.005" contype="{_PART}" conaffinity="{_STATIC}" rgba=".6 .6 .6 1"/>
+            mass="0.005" contype="{PART_BIT}" conaffinity="{STATIC_BIT}" rgba=".6 .6 .6 1"/>
     </body>"""
 
 
-def _cut_body(xml: str, name: str) -> str:
-    """Remove ``<body name="name" ...>...</body>`` (the peg scene's part bodies have no nested bodies)."""
-    pattern = re.compile(rf'<body name="{name}"[^>]*>.*?</body>', re.DOTALL)
-    xml, count = pattern.subn("", xml, count=1)
-    if count != 1:
-        raise RuntimeError(f"peg-insertion scene has no body {name!r}: the adapter needs updating")
-    return xml
-
-
 def build_xml(physics: TableLegPhysics) -> str:
-    arm_physics = PegPhysics(timestep_s=physics.timestep_s)
-    xml = build_arm_scene_xml(arm_physics).replace('model="peg_insertion"', 'model="table_leg"')
-    xml = _cut_body(_cut_body(xml, "fixture"), "peg")
-    xml = xml.replace("</worldbody>", _scene_objects_xml(physics) + "\n  </worldbody>", 1)
     pitch_per_rad = physics.thread_pitch_m / (2 * np.pi)
     thread = f"""
     <joint name="thread_coupling" joint1="{THREAD_ADVANCE_JOINT}" joint2="{THREAD_TURN_JOINT}"
            polycoef="0 {pitch_per_rad} 0 0 0" solref="0.008 1" {_RIGID_EQUALITY}/>
     <weld name="{THREAD_WELD}" body1="{NUT_BODY}" body2="{LEG_BODY}" active="false" solref="0.008 1" {_RIGID_EQUALITY}/>"""
-    return xml.replace("</equality>", thread + "\n  </equality>", 1)
+    return build_scene_xml("table_leg", physics.timestep_s, _scene_objects_xml(physics), thread)
 
 
 def build_model(physics: TableLegPhysics) -> mujoco.MjModel:

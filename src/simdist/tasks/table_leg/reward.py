@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simdist.tasks.peg_insertion.model import GRIPPER
-from simdist.tasks.peg_insertion.rotations import rot6_to_matrix
 from simdist.tasks.table_leg.layout import PRIVILEGED
 from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
+from simdist.tasks.ur5e.robot import GRIPPER
+from simdist.tasks.ur5e.rotations import rot6_to_matrix
 from simdist.tasks.table_leg.thread import SEATED_TURN_TOLERANCE
 
 

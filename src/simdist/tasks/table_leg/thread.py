@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from simdist.tasks.peg_insertion.rotations import wrap_angle
 from simdist.tasks.table_leg.model import (
     LEG, LEG_BODY, NUT_BODY, TABLETOP, THREAD_ADVANCE_JOINT, THREAD_TURN_JOINT, THREAD_WELD,
 )
+from simdist.tasks.ur5e.rotations import wrap_angle
 
 JAM_TORQUE_NM = 5.0
 SEATED_TURN_TOLERANCE = 0.05  # seated once within this many turns of the end of the thread

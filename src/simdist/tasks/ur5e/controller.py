@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from simdist.tasks.peg_insertion.model import ARM, ARM_JOINTS, TCP_SITE
-from simdist.tasks.peg_insertion.rotations import rotation_error
+from simdist.tasks.ur5e.robot import ARM, ARM_JOINTS, TCP_SITE
+from simdist.tasks.ur5e.rotations import rotation_error
 
 
 @dataclass(frozen=True)
