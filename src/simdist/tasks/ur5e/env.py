@@ -1,0 +1,276 @@
+"""Common Gymnasium machinery of the UR5e tasks: 5 Hz Cartesian set-point control of the arm and gripper.
+
+A task subclasses :class:`UR5eEnv` and supplies its scene (objects, their placement and physics), its
+observation/privileged vectors and its success and reward; stepping the controller, the robot's physics draw,
+the robot blocks of both vectors and the domain rules for rewards/infos live here, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+
+from simdist.tasks.base import PROPRIO_KEY, check_domain
+from simdist.tasks.ur5e import controller as ctl
+from simdist.tasks.ur5e.layout import VectorLayout
+from simdist.tasks.ur5e.robot import ARM, ARM_JOINTS, FINGER_JOINTS, GRIPPER, PAD_GEOMS, PAD_JOINTS, TCP_SITE
+from simdist.tasks.ur5e.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
+
+
+@dataclass(frozen=True)
+class ControlConfig:
+    control_period_s: float = 0.2  # 5 Hz, as in the paper
+    episode_steps: int = 225  # 45 s
+    max_translation_m: float = 0.04  # per step, at |action| = 1
+    max_rotation_rad: float = 0.25  # per step (world-frame rotation vector)
+    max_setpoint_lead_m: float = 0.02  # anti-windup: set-point stays this close to the actual TCP
+    max_setpoint_lead_rad: float = 0.2
+    workspace_low: tuple[float, float, float] = (0.15, -0.55, 0.035)  # pads stay above a lying peg (no crushing)
+    workspace_high: tuple[float, float, float] = (0.80, 0.55, 0.45)
+    home_tcp_pos: tuple[float, float, float] = (0.40, 0.05, 0.25)
+    home_joint_seed: tuple[float, ...] = (-0.213, 0.227, 1.542, 2.944, 1.571, 1.358)  # elbow-up branch
+
+
+ACTION_DIM = 7  # dx, dy, dz, rx, ry, rz (all scaled to [-1, 1]), gripper (> 0 closes)
+GRIPPER_ACTION = 6
+GRIPPER_CLOSE, GRIPPER_OPEN = 1.0, -1.0  # finger motor commands
+PERCEIVED_OBJECTS = 2  # the part and the hole each get a per-episode perception bias
+
+
+def yaw_quat(yaw: float) -> list[float]:
+    """MuJoCo (w, x, y, z) quaternion of a rotation by ``yaw`` about the world z axis."""
+    return [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
+
+
+class UR5eEnv(gym.Env):
+    """Subclasses set the class attributes and implement the ``_task_*``/``_place_objects`` hooks below."""
+
+    metadata = {"render_modes": []}
+    proprio_layout: VectorLayout
+    initial_condition_type: type  # dataclass an evaluation file's dict is turned into
+
+    def __init__(self, domain: str, physics, seed: int = 0, sample_initial_condition=None,
+                 control: ControlConfig = ControlConfig(), controller: ctl.ControllerConfig = ctl.ControllerConfig()):
+        self.domain = check_domain(domain)
+        self.physics = physics
+        self.control = control
+        self.controller = controller
+        self._sample_initial_condition = sample_initial_condition
+        self.max_episode_steps = control.episode_steps  # data tools may lengthen it (e.g. critic targets)
+        self.model = self._build_model(physics)
+        self.data = mujoco.MjData(self.model)
+        self.n_substeps = int(round(control.control_period_s / physics.timestep_s))
+        max_latency = (1.0 - controller.ramp_fraction) * control.control_period_s
+        if physics.actuation_latency_range_s[1] > max_latency + 1e-9:
+            raise ValueError(f"actuation latency must be <= {max_latency:.3f} s (the set-point ramp must finish in a step)")
+        self.ik = ctl.DifferentialIK(self.model, controller)
+        self._index_robot()
+        self._index_objects()
+        m = self.model
+        object_bodies = set(self._object_bodies())
+        self.robot_bodies = np.array([b for b in range(1, m.nbody) if b not in object_bodies])
+        self.home_q = self.ik.solve(np.array(control.home_joint_seed), np.array(control.home_tcp_pos),
+                                    tool_down_rotation(0.0), iterations=100)
+        self._inertia_diag = ctl.joint_inertia_diagonal(self.model, self.home_q)
+        self._nominal = {"body_mass": self.model.body_mass.copy(), "body_inertia": self.model.body_inertia.copy()}
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float64)
+        size = self.proprio_layout.size
+        self.observation_space = gym.spaces.Dict({PROPRIO_KEY: gym.spaces.Box(-np.inf, np.inf, (size,), np.float64)})
+        self._rng = np.random.default_rng(seed)
+        self._reset_done = False
+
+    # ------------------------------------------------------------------------------------------------ task hooks
+    def _build_model(self, physics) -> mujoco.MjModel: raise NotImplementedError
+    def _sample_physics(self, rng: np.random.Generator): raise NotImplementedError
+    def _index_objects(self) -> None: raise NotImplementedError
+    def _object_bodies(self) -> list[int]: raise NotImplementedError  # every non-robot body but the world
+    def _apply_object_physics(self) -> None: raise NotImplementedError
+    def _place_objects(self, ic) -> None: raise NotImplementedError  # after mj_resetData, before mj_forward
+    def _after_control_step(self) -> None: pass
+    def _privileged(self) -> np.ndarray: raise NotImplementedError
+    def _observation(self) -> dict[str, np.ndarray]: raise NotImplementedError
+    def _task_state(self, privileged: np.ndarray): raise NotImplementedError
+    def _is_success(self, state) -> bool: raise NotImplementedError
+    def _dense_reward(self, state, action: np.ndarray, success: bool) -> float: raise NotImplementedError
+
+    # ------------------------------------------------------------------------------------------------ setup
+    def _index_robot(self) -> None:
+        m = self.model
+        self.arm_qpos = np.array([m.joint(j).qposadr[0] for j in ARM_JOINTS])
+        self.arm_dofs = np.array([m.joint(j).dofadr[0] for j in ARM_JOINTS])
+        self.arm_actuators = np.array([m.actuator(j).id for j in ARM_JOINTS])
+        self.finger_qpos = np.array([m.joint(j).qposadr[0] for j in FINGER_JOINTS])
+        self.finger_actuators = np.array([m.actuator(j).id for j in FINGER_JOINTS])
+        self.finger_dofs = np.array([m.joint(j).dofadr[0] for j in FINGER_JOINTS])
+        self.pad_joints = np.array([m.joint(j).id for j in PAD_JOINTS])
+        self.tcp_site = m.site(TCP_SITE).id
+        self.pad_geoms = np.array([m.geom(g).id for g in PAD_GEOMS])
+
+    def _apply_physics(self) -> None:
+        """Write this episode's physics draw into the model (masses, friction, gains, compliance)."""
+        m, p, nominal = self.model, self.draw, self._nominal
+        m.geom_friction[self.pad_geoms, 0] = p["finger_friction_range"]
+        arm_scale = p["arm_mass_scale_range"]
+        m.body_mass[self.robot_bodies] = nominal["body_mass"][self.robot_bodies] * arm_scale
+        m.body_inertia[self.robot_bodies] = nominal["body_inertia"][self.robot_bodies] * arm_scale
+        # gravcomp is a fraction of the actual mass; the controller only knows the nominal mass.
+        m.body_gravcomp[self.robot_bodies] = p["gravity_compensation_range"] / arm_scale
+        kp = np.array(ARM.nominal_kp) * p["joint_stiffness_scale_range"]
+        kv = 2.0 * p["joint_damping_ratio_range"] * np.sqrt(kp * self._inertia_diag)
+        ctl.set_joint_gains(m, self.arm_actuators, kp, kv)
+        force = p["gripper_force_range_n"]
+        m.actuator_gear[self.finger_actuators, 0] = force
+        m.dof_damping[self.finger_dofs] = force / GRIPPER.finger_speed  # free closing speed = force / damping
+        m.jnt_stiffness[self.pad_joints] = p["pad_rotational_stiffness_range"]
+        self.latency_steps = int(round(p["actuation_latency_range_s"] / self.physics.timestep_s))
+        self._apply_object_physics()
+
+    def _set_body_mass(self, body: int, mass: float) -> None:
+        """Set a part's mass, scaling its inertia with it (same shape, different density)."""
+        nominal = self._nominal
+        scale = mass / nominal["body_mass"][body]
+        self.model.body_mass[body] = mass
+        self.model.body_inertia[body] = nominal["body_inertia"][body] * scale
+
+    # ------------------------------------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        ic = (options or {}).get("initial_condition")
+        if ic is None:
+            if self._sample_initial_condition is None:
+                raise ValueError("no initial_condition given and the env has no training sampler")
+            ic = self._sample_initial_condition(self._rng)
+        elif isinstance(ic, dict):  # e.g. read from a JSON/YAML evaluation file
+            ic = self.initial_condition_type(**ic)
+        self.initial_condition = ic
+        self.draw = self._sample_physics(self._rng)
+        self._apply_physics()
+        m, d = self.model, self.data
+        mujoco.mj_resetData(m, d)
+        self._place_objects(ic)
+        start_pos = np.array(self.control.home_tcp_pos) + np.array(ic.home_offset_m)
+        q0 = self.ik.solve(self.home_q, start_pos, tool_down_rotation(0.0), iterations=50)
+        d.qpos[self.arm_qpos] = q0
+        d.ctrl[self.arm_actuators] = q0
+        self.q_target = q0.copy()
+        self.gripper_closing = False
+        d.ctrl[self.finger_actuators] = GRIPPER_OPEN
+        mujoco.mj_forward(m, d)
+        self.setpoint_pos = d.site_xpos[self.tcp_site].copy()
+        self.setpoint_rot = d.site_xmat[self.tcp_site].reshape(3, 3).copy()
+        bias_std = self.draw["perception_position_bias_range_m"]
+        self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
+        self.steps = 0
+        self.solved = False
+        self._reset_done = True
+        privileged = self._privileged()
+        return self._observation(), self._info(privileged, 0.0, False)
+
+    def step(self, action):
+        if not self._reset_done:
+            raise RuntimeError("call reset() before step()")
+        action = np.asarray(action, dtype=np.float64).reshape(-1)
+        if action.shape != (ACTION_DIM,):
+            raise ValueError(f"action must have {ACTION_DIM} entries, got shape {action.shape}")
+        if not np.all(np.isfinite(action)):
+            raise ValueError(f"action contains NaN or Inf: {action}")
+        action = np.clip(action, -1.0, 1.0)
+        self._move_setpoint(action)
+        q_new = self.ik.solve(self.q_target, self.setpoint_pos, self.setpoint_rot)
+        max_step = ctl.max_joint_step(self.control.control_period_s)
+        q_new = self.q_target + np.clip(q_new - self.q_target, -max_step, max_step)
+        self.gripper_closing = bool(action[GRIPPER_ACTION] > 0.0)
+        self.data.ctrl[self.finger_actuators] = GRIPPER_CLOSE if self.gripper_closing else GRIPPER_OPEN
+        ctl.step_with_ramp(self.model, self.data, self.arm_actuators, self.q_target, q_new, self.n_substeps,
+                           self.latency_steps, self.controller)
+        self.q_target = q_new
+        self.steps += 1
+        self._after_control_step()
+        privileged = self._privileged()
+        state = self._task_state(privileged)
+        success = self._is_success(state)
+        first_success = success and not self.solved
+        self.solved = self.solved or success
+        truncated = self.steps >= self.max_episode_steps
+        if self.domain == "real":  # a real robot only knows whether the task got done
+            reward = 1.0 if first_success else 0.0
+        else:
+            reward = self._dense_reward(state, action, success)
+        return self._observation(), reward, success, truncated, self._info(privileged, reward, success)
+
+    # ------------------------------------------------------------------------------------------------ internals
+    def _move_setpoint(self, action: np.ndarray) -> None:
+        c = self.control
+        tcp_pos = self.data.site_xpos[self.tcp_site]
+        target = self.setpoint_pos + action[:3] * c.max_translation_m
+        target = tcp_pos + np.clip(target - tcp_pos, -c.max_setpoint_lead_m, c.max_setpoint_lead_m)
+        self.setpoint_pos = np.clip(target, c.workspace_low, c.workspace_high)
+        rot = rotvec_to_matrix(action[3:6] * c.max_rotation_rad) @ self.setpoint_rot
+        tcp_rot = self.data.site_xmat[self.tcp_site].reshape(3, 3)
+        lead = rotation_error(rot, tcp_rot)
+        lead_norm = float(np.linalg.norm(lead))
+        if lead_norm > c.max_setpoint_lead_rad:  # anti-windup: pull the set-point back towards the tool
+            rot = rotvec_to_matrix(lead * (c.max_setpoint_lead_rad / lead_norm)) @ tcp_rot
+        # Re-orthonormalise so rounding never accumulates over an episode.
+        u, _, vt = np.linalg.svd(rot)
+        self.setpoint_rot = u @ vt
+
+    def _part_contact_forces(self, part_geoms: np.ndarray, holder_body: int) -> tuple[float, float]:
+        """Total normal force on the part from ``holder_body`` (fixture, tabletop) and from the pads, N."""
+        d, m = self.data, self.model
+        holder_force = pad_force = 0.0
+        wrench = np.zeros(6)
+        for i in range(d.ncon):
+            contact = d.contact[i]
+            part1, part2 = contact.geom1 in part_geoms, contact.geom2 in part_geoms
+            if not (part1 or part2):
+                continue
+            other = contact.geom2 if part1 else contact.geom1
+            mujoco.mj_contactForce(m, d, i, wrench)
+            if m.geom_bodyid[other] == holder_body:
+                holder_force += abs(wrench[0])
+            elif other in self.pad_geoms:
+                pad_force += abs(wrench[0])
+        return holder_force, pad_force
+
+    def _gripper_opening(self) -> float:
+        return float(GRIPPER.stroke - np.sum(self.data.qpos[self.finger_qpos]))
+
+    def _robot_privileged(self) -> dict[str, np.ndarray | float]:
+        """The robot blocks of the privileged vector (``layout.ROBOT_PRIVILEGED_BLOCKS``)."""
+        d = self.data
+        return {
+            "joint_pos": d.qpos[self.arm_qpos], "joint_vel": d.qvel[self.arm_dofs],
+            "tcp_pos": d.site_xpos[self.tcp_site], "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
+            "setpoint_pos": self.setpoint_pos, "setpoint_rot6": rot6(self.setpoint_rot),
+            "gripper_opening": self._gripper_opening(), "gripper_closing": float(self.gripper_closing),
+        }
+
+    def _robot_proprio(self) -> dict[str, np.ndarray | float]:
+        """The robot blocks of the observation (``layout.ROBOT_PROPRIO_BLOCKS``); draws the encoder noise."""
+        d, rng = self.data, self._rng
+        return {
+            "joint_pos": d.qpos[self.arm_qpos] + rng.normal(0.0, self.physics.joint_position_noise_rad, len(ARM_JOINTS)),
+            "joint_vel": d.qvel[self.arm_dofs] + rng.normal(0.0, self.physics.joint_velocity_noise_rad_s, len(ARM_JOINTS)),
+            "tcp_pos": d.site_xpos[self.tcp_site],  # forward kinematics of the encoders: as good as the joints
+            "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
+            "gripper_opening": self._gripper_opening(),
+        }
+
+    def _info(self, privileged: np.ndarray, reward: float, success: bool) -> dict:
+        info = {"success": bool(success)}
+        if self.domain != "real":
+            info["privileged"] = privileged
+            info["dense_reward"] = float(reward)
+        return info
+
+    def oracle_privileged_state(self) -> np.ndarray:
+        """Exact state in ANY domain, for evaluating privileged policies (`simdist expert eval`) and the
+        teleoperation stand-in in `real` (a physical robot has no such oracle); learning code must not call it."""
+        return self._privileged()
+
+    privileged = oracle_privileged_state  # the name the table-leg tests use
