@@ -14,7 +14,7 @@ from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.peg_insertion.reward import PegState, is_seated
-from simdist.tasks.peg_insertion.rollout import run_episode
+from simdist.tasks.ur5e.rollout import run_episode
 
 
 @pytest.fixture(scope="module")

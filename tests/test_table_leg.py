@@ -159,7 +159,7 @@ def test_action_bounds(task):
 
 
 def test_expert_seats_leg_in_sim(task, sim_env):
-    from simdist.tasks.peg_insertion.rollout import run_episode
+    from simdist.tasks.ur5e.rollout import run_episode
 
     ic = task.initial_conditions("narrow", 1)[0]
     episode = run_episode(sim_env, [(task.expert(), 0)], np.random.default_rng(0), ic, seed=0)

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 
 from simdist.tasks.peg_insertion.critic import CriticConfig, MLPCritic, build_mlp
-from simdist.tasks.peg_insertion.rollout import NoisyPolicy, run_episode
 from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.tasks.ur5e.rollout import NoisyPolicy, run_episode
 
 log = logging.getLogger(__name__)
 EXTRA_STEPS = 150  # extra time-limit steps; returns of the last EXTRA_STEPS states of truncated runs are dropped

@@ -7,14 +7,12 @@ of the ``sim`` ranges for the effects the simulator is meant not to model (see d
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from simdist.tasks.base import check_domain
-
-Range = tuple[float, float]
+from simdist.tasks.ur5e.physics import Range, SampledPhysics, sample_ranges, sampled_fields
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ class PegPhysics:
 
 
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.
-SAMPLED_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(PegPhysics) if isinstance(f.default, tuple))
+SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(PegPhysics)
 
 
 def default_physics(domain: str) -> PegPhysics:
@@ -72,24 +70,5 @@ def default_physics(domain: str) -> PegPhysics:
     )
 
 
-@dataclass(frozen=True)
-class SampledPhysics:
-    """One draw of every randomised parameter (what an episode actually runs with)."""
-
-    values: dict[str, float]
-
-    def __getitem__(self, name: str) -> float:
-        return self.values[name]
-
-    def as_vector(self) -> np.ndarray:
-        return np.array([self.values[name] for name in SAMPLED_FIELDS], dtype=np.float64)
-
-
 def sample_physics(physics: PegPhysics, rng: np.random.Generator) -> SampledPhysics:
-    values = {}
-    for name in SAMPLED_FIELDS:
-        low, high = getattr(physics, name)
-        if low > high:
-            raise ValueError(f"physics range {name} has low > high: {(low, high)}")
-        values[name] = float(rng.uniform(low, high)) if high > low else float(low)
-    return SampledPhysics(values)
+    return sample_ranges(physics, SAMPLED_FIELDS, rng)

@@ -8,14 +8,12 @@ latency, grasp compliance). See docs/tasks/table-leg.md for the table of values 
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from simdist.tasks.base import check_domain
-
-Range = tuple[float, float]
+from simdist.tasks.ur5e.physics import Range, SampledPhysics, sample_ranges, sampled_fields
 
 
 @dataclass(frozen=True)
@@ -53,8 +51,7 @@ class TableLegPhysics:
 
 
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.
-SAMPLED_FIELDS: tuple[str, ...] = tuple(
-    f.name for f in dataclasses.fields(TableLegPhysics) if isinstance(f.default, tuple))
+SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(TableLegPhysics)
 
 
 def default_physics(domain: str) -> TableLegPhysics:
@@ -83,24 +80,5 @@ def default_physics(domain: str) -> TableLegPhysics:
     )
 
 
-@dataclass(frozen=True)
-class SampledPhysics:
-    """One draw of every randomised parameter (what an episode actually runs with)."""
-
-    values: dict[str, float]
-
-    def __getitem__(self, name: str) -> float:
-        return self.values[name]
-
-    def as_vector(self) -> np.ndarray:
-        return np.array([self.values[name] for name in SAMPLED_FIELDS], dtype=np.float64)
-
-
 def sample_physics(physics: TableLegPhysics, rng: np.random.Generator) -> SampledPhysics:
-    values = {}
-    for name in SAMPLED_FIELDS:
-        low, high = getattr(physics, name)
-        if low > high:
-            raise ValueError(f"physics range {name} has low > high: {(low, high)}")
-        values[name] = float(rng.uniform(low, high)) if high > low else float(low)
-    return SampledPhysics(values)
+    return sample_ranges(physics, SAMPLED_FIELDS, rng)
