@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY, TaskSpec, apply_physics_overrides, check_domain
 from simdist.tasks.peg_insertion import expert as expert_module
-from simdist.tasks.peg_insertion.env import ACTION_DIM, CONTROL, InitialCondition, PegInsertionEnv
+from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsertionEnv
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.physics import PegPhysics, default_physics
+from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
 
@@ -48,52 +47,16 @@ TRAINING_GRID = Grid(side_m=0.40, yaw_range_rad=np.deg2rad(45.0), hole_offset_m=
                      hole_yaw_range_rad=np.deg2rad(10.0), home_offset_m=0.04)
 
 
-class PegInsertionTask:
-    spec = TaskSpec(
-        name=TASK_NAME,
-        obs_shapes={PROPRIO_KEY: (PROPRIO.size,)},
-        action_dim=ACTION_DIM,
-        action_low=(-1.0,) * ACTION_DIM,
-        action_high=(1.0,) * ACTION_DIM,
-        control_period_s=CONTROL.control_period_s,
-        episode_steps=CONTROL.episode_steps,
-        gamma=0.99,
-    )
+class PegInsertionTask(UR5eTask):
+    spec = ur5e_task_spec(TASK_NAME, PROPRIO, CONTROL)
     physics_type = PegPhysics
-
-    def default_physics(self, domain: str) -> PegPhysics:
-        return default_physics(domain)
-
-    def make_env(self, domain: str, physics: PegPhysics | dict | str | None = None, seed: int = 0) -> PegInsertionEnv:
-        check_domain(domain)
-        if not isinstance(physics, PegPhysics):
-            physics = apply_physics_overrides(default_physics(domain), physics)
-        return PegInsertionEnv(domain, physics, seed=seed, sample_initial_condition=TRAINING_GRID.sample)
-
-    def expert(self) -> expert_module.ScriptedExpert:
-        return expert_module.expert()
-
-    def suboptimal_policies(self) -> Sequence[expert_module.ScriptedExpert]:
-        return expert_module.suboptimal_policies()
+    env_type = PegInsertionEnv
+    physics_defaults = staticmethod(default_physics)
+    grid_table = GRIDS
+    training_grid = TRAINING_GRID
+    expert_module = expert_module
 
     def critic(self):
         from simdist.tasks.peg_insertion.critic import load_critic
 
         return load_critic()
-
-    def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[InitialCondition]:
-        if grid not in GRIDS:
-            raise KeyError(f"unknown grid {grid!r}; valid grids: {list(GRIDS)}")
-        rng = np.random.default_rng([seed, list(GRIDS).index(grid)])
-        return [GRIDS[grid].sample(rng) for _ in range(n)]
-
-    @property
-    def grids(self) -> tuple[str, ...]:
-        return tuple(GRIDS)
-
-    def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
-        """``infos``: the per-step infos of one episode (step infos; a leading reset info is harmless)."""
-        successes = [bool(info.get("success", False)) for info in infos]
-        solved = any(successes)
-        steps = successes.index(True) + 1 if solved else len(infos)
-        return {"success": float(solved), "episode_time_s": float(steps * CONTROL.control_period_s)}
