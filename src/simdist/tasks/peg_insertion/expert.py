@@ -19,9 +19,8 @@ from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import square_yaw_error
+from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
 from simdist.tasks.ur5e.rotations import rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
-
-CLOSE, OPEN = 1.0, -1.0
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class ScriptedExpert:
         tool_yaw = yaw_of(state.tcp_rot)
         return tool_yaw + square_yaw_error(square_yaw, tool_yaw)
 
-    def _pick(self, state: PegState) -> "Goal":
+    def _pick(self, state: PegState) -> Goal:
         t = self.tuning
         grasp = state.grasp_point
         tool_rot = tool_down_rotation(self._tool_yaw_towards(state, yaw_of(state.peg_rot)))
@@ -103,7 +102,7 @@ class ScriptedExpert:
         at_height = abs(state.tcp_pos[2] - grasp[2]) < 0.003
         return Goal(grasp, tool_rot, CLOSE if at_height else OPEN)
 
-    def _carry_and_insert(self, state: PegState) -> "Goal":
+    def _carry_and_insert(self, state: PegState) -> Goal:
         t = self.tuning
         hole = state.hole_pos + np.array([t.hole_bias_m[0], t.hole_bias_m[1], 0.0])
         peg_error_xy = hole[:2] - state.peg_pos[:2]
@@ -137,32 +136,9 @@ class ScriptedExpert:
         return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m)
 
     # ------------------------------------------------------------------------------------------------ action
-    def _to_action(self, state: PegState, setpoint_pos: np.ndarray, goal: "Goal") -> np.ndarray:
-        """Far from the goal, jump the set-point to it; near it, correct the set-point by the *measured* error
-        (integral action that removes tracking offsets such as sag)."""
+    def _to_action(self, state: PegState, setpoint_pos: np.ndarray, goal: Goal) -> np.ndarray:
         t = self.tuning
-        error = goal.tcp_pos - state.tcp_pos
-        if np.linalg.norm(error) > 0.015:
-            setpoint_goal = goal.tcp_pos.copy()
-        else:
-            setpoint_goal = setpoint_pos + t.fine_gain * error
-        if goal.push_m > 0:
-            setpoint_goal[2] = state.tcp_pos[2] - goal.push_m
-        action = np.zeros(ACTION_DIM)
-        action[:3] = (setpoint_goal - setpoint_pos) / CONTROL.max_translation_m
-        rot_error = rotation_error(goal.tool_rot, state.tcp_rot)
-        action[3:6] = t.fine_gain * rot_error / CONTROL.max_rotation_rad
-        action[:6] = np.clip(action[:6] * t.action_scale, -1.0, 1.0)
-        action[6] = goal.gripper
-        return action
-
-
-@dataclass(frozen=True)
-class Goal:
-    tcp_pos: np.ndarray
-    tool_rot: np.ndarray
-    gripper: float
-    push_m: float = 0.0  # > 0: hold the set-point this far below the TCP (insertion force)
+        return goal_to_action(goal, state.tcp_pos, state.tcp_rot, setpoint_pos, CONTROL, t.fine_gain, t.action_scale)
 
 
 def _upright_peg_rotation(state: PegState) -> np.ndarray:

@@ -13,16 +13,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from simdist.tasks.peg_insertion.expert import Goal
 from simdist.tasks.table_leg.env import ACTION_DIM, CONTROL
 from simdist.tasks.table_leg.layout import PRIVILEGED
 from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
-from simdist.tasks.ur5e.rotations import rotation_error, rotvec_to_matrix
 from simdist.tasks.table_leg.reward import LegState
+from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
+from simdist.tasks.ur5e.robot import ARM
+from simdist.tasks.ur5e.rotations import rotvec_to_matrix
 
-CLOSE, OPEN = 1.0, -1.0
 TIGHTEN_RZ = -1.0  # sign of the world-z rotation that tightens (clockwise from above); it increases wrist 3
-WRIST_LIMIT_RAD = 2 * np.pi  # UR5e wrist 3: +-360 deg
+WRIST_LIMIT_RAD = ARM.joint_limit  # UR5e wrist 3: +-360 deg
 
 
 @dataclass(frozen=True)
@@ -154,19 +154,9 @@ class ScriptedExpert:
 
     # ------------------------------------------------------------------------------------------------ action
     def _to_action(self, state: LegState, setpoint_pos: np.ndarray, goal: Goal, turn: float) -> np.ndarray:
-        """Far from the goal, jump the set-point to it; near it, correct the set-point by the measured error."""
         t = self.tuning
-        error = goal.tcp_pos - state.tcp_pos
-        setpoint_goal = goal.tcp_pos.copy() if np.linalg.norm(error) > 0.015 else setpoint_pos + t.fine_gain * error
-        if goal.push_m > 0:
-            setpoint_goal[2] = state.tcp_pos[2] - goal.push_m
-        action = np.zeros(ACTION_DIM)
-        action[:3] = (setpoint_goal - setpoint_pos) / CONTROL.max_translation_m
-        action[3:6] = t.fine_gain * rotation_error(goal.tool_rot, state.tcp_rot) / CONTROL.max_rotation_rad
-        action[5] += TIGHTEN_RZ * turn
-        action[:6] = np.clip(action[:6] * t.action_scale, -1.0, 1.0)
-        action[6] = goal.gripper
-        return action
+        return goal_to_action(goal, state.tcp_pos, state.tcp_rot, setpoint_pos, CONTROL, t.fine_gain, t.action_scale,
+                              turn_rz=TIGHTEN_RZ * turn)
 
 
 def _upright_rotation(axis: np.ndarray) -> np.ndarray:
