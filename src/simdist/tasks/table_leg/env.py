@@ -43,11 +43,7 @@ class InitialCondition:
 class TableLegEnv(UR5eEnv):
     proprio_layout = PROPRIO
     initial_condition_type = InitialCondition
-
-    def __init__(self, domain: str, physics: TableLegPhysics, seed: int = 0, sample_initial_condition=None,
-                 control: ControlConfig = CONTROL, **kwargs):
-        super().__init__(domain, physics, seed=seed, sample_initial_condition=sample_initial_condition,
-                         control=control, **kwargs)
+    default_control = CONTROL
 
     # ------------------------------------------------------------------------------------------------ scene
     def _build_model(self, physics: TableLegPhysics) -> mujoco.MjModel:

@@ -51,9 +51,11 @@ class UR5eEnv(gym.Env):
     metadata = {"render_modes": []}
     proprio_layout: VectorLayout
     initial_condition_type: type  # dataclass an evaluation file's dict is turned into
+    default_control: ControlConfig = ControlConfig()
 
     def __init__(self, domain: str, physics, seed: int = 0, sample_initial_condition=None,
-                 control: ControlConfig = ControlConfig(), controller: ctl.ControllerConfig = ctl.ControllerConfig()):
+                 control: ControlConfig | None = None, controller: ctl.ControllerConfig = ctl.ControllerConfig()):
+        control = control or self.default_control
         self.domain = check_domain(domain)
         self.physics = physics
         self.control = control
