@@ -293,6 +293,9 @@ def cmd_compare(args) -> dict:
                            "final_success_mean": float(curves[:, -1].mean())}
     result = {"task": args.task, "methods": summary, "out": str(out)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
+    from simdist.eval.report import write_comparison  # matplotlib only when a comparison is written
+
+    write_comparison(out, summary)
     return result
 
 

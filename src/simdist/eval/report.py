@@ -120,3 +120,32 @@ def write_report(out: str | Path, summary: dict, results: dict) -> Path:
     (out / "report.html").write_text(f"<html><head><meta charset='utf-8'><title>SimDist report</title></head>"
                                      f"<body>{imgs}{body}</body></html>")
     return out / "report.md"
+
+
+def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
+    """Fig. 4-style comparison: success vs real robot minutes per method, mean ± 95 % CI over seeds, plus a
+    markdown table (`comparison.md`, `comparison.png`)."""
+    out = Path(out)
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    lines = ["| method | seeds | success at each evaluation point (mean ± 95 % CI) | real minutes | final |",
+             "|---|---|---|---|---|"]
+    for method, s in summary.items():
+        n = max(1, len(s["seeds"]))
+        mean = s["success_mean"]
+        ci = [1.96 * sd / n**0.5 for sd in s["success_std"]]
+        minutes = s["real_minutes"]
+        ax.plot(minutes, mean, marker="o", label=method)
+        ax.fill_between(minutes, [m - c for m, c in zip(mean, ci)], [m + c for m, c in zip(mean, ci)], alpha=0.2)
+        points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
+        lines.append(f"| {method} | {n} | {points} | {', '.join(f'{x:.1f}' for x in minutes)} | "
+                     f"{s['final_success_mean']:.2f} |")
+    ax.set_xlabel("real robot minutes")
+    ax.set_ylabel("success rate")
+    ax.set_ylim(-0.05, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "comparison.png", dpi=120)
+    plt.close(fig)
+    (out / "comparison.md").write_text("\n".join(lines) + "\n\n![comparison](comparison.png)\n")
+    return out / "comparison.md"
