@@ -46,3 +46,12 @@ def test_clear_errors(tmp_path, caplog):
     assert "dataset.json" in caplog.text
     with pytest.raises(SystemExit):
         main(["bench", "fly"])
+
+
+def test_ablate_command(tmp_path, capsys, pendulum_data):
+    out = run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"),
+                   "--variants", "data-50,mlp-heads", "--steps", "4", "--trials", "1", "--json", "--quiet")
+    ab = out["ablations"]
+    assert set(ab) == {"data-50", "mlp-heads"} and all(0.0 <= r["success_rate"] <= 1.0 for r in ab.values())
+    assert ab["data-50"]["steps"] < ab["mlp-heads"]["steps"]  # half the simulation data
+    assert (tmp_path / "ab" / "ablations.md").exists()

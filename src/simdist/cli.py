@@ -141,6 +141,19 @@ def cmd_run(args) -> dict:
     return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet)
 
 
+def cmd_ablate(args) -> dict:
+    from simdist.ablations import ABLATIONS, run_ablations
+    from simdist.config import model_preset, replace, train_preset
+
+    train_cfg = train_preset(args.preset)
+    if args.steps:
+        train_cfg = replace(train_cfg, steps=args.steps, warmup_steps=min(train_cfg.warmup_steps, args.steps // 10),
+                            decay_steps=args.steps)
+    names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
+    return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
+                         args.mppi or args.preset, args.trials, args.seed, progress=not args.quiet)
+
+
 def cmd_bench(args) -> dict:
     from simdist import bench
 
@@ -228,6 +241,16 @@ def build_parser() -> argparse.ArgumentParser:
     from simdist.baselines.run import add_compare_commands
 
     add_compare_commands(sub)
+    sp = add("ablate", cmd_ablate, "Table I ablations: pretrain each variant and evaluate its planner in sim")
+    sp.add_argument("task")
+    sp.add_argument("--sim-data", required=True)
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.ablations.ABLATIONS)")
+    sp.add_argument("--preset", default="cpu", help="model and train preset")
+    sp.add_argument("--mppi", help="MPPI preset (default: --preset)")
+    sp.add_argument("--steps", type=int, help="pretraining steps per variant")
+    sp.add_argument("--trials", type=int, default=20)
+    sp.add_argument("--seed", type=int, default=0)
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")
