@@ -27,7 +27,9 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Ablation:
     data_fraction: float = 1.0  # share of simulation episodes kept
-    expert_only: bool = False  # keep expert episodes only (as many steps as data_fraction allows)
+    # Expert episodes only, up to the data_fraction budget. The paper generates expert-only data of the same volume;
+    # from an existing dataset this yields only its expert share (about half).
+    expert_only: bool = False
     head_type: str = "transformer"
     reconstruction: bool = False
 
