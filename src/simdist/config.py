@@ -7,7 +7,7 @@ Paper values come from the paper's Tables II/III/VII/VIII and the authors' confi
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal, TypeVar
 
 C = TypeVar("C")
@@ -233,5 +233,5 @@ def replace(cfg: C, **changes: Any) -> C:
 
 __all__ = [
     "AttentionStack", "ModelConfig", "LossConfig", "TrainConfig", "FinetuneConfig", "MPPIConfig",
-    "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace", "field",
+    "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace",
 ]

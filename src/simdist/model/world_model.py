@@ -13,6 +13,7 @@ v̂ index k predicts V^e(s_{t+k+1}), the expert critic at the state reached afte
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -117,7 +118,7 @@ class WorldModel(nn.Module):
         })
         self.policy_position = nn.Parameter(torch.randn(T, d))
         if cfg.reconstruction:
-            flat = sum(int(torch.tensor(s).prod()) for s in spec.obs_shapes.values())
+            flat = sum(math.prod(s) for s in spec.obs_shapes.values())
             self.decoder = MLP(d, (cfg.ffn_dim,), flat)
 
     # ------------------------------------------------------------------------------ parameter groups

@@ -39,11 +39,11 @@ class MPPIPlanner:
         norm = model.normalizer
         device = next(model.parameters()).device
         if model.spec.action_low:
-            low = torch.tensor(model.spec.action_low, dtype=torch.float32, device=device)
-            high = torch.tensor(model.spec.action_high, dtype=torch.float32, device=device)
-            self.low_n, self.high_n = norm.normalize(ACTION, low), norm.normalize(ACTION, high)
+            self.low = torch.tensor(model.spec.action_low, dtype=torch.float32, device=device)
+            self.high = torch.tensor(model.spec.action_high, dtype=torch.float32, device=device)
+            self.low_n, self.high_n = norm.normalize(ACTION, self.low), norm.normalize(ACTION, self.high)
         else:
-            self.low_n = self.high_n = None
+            self.low = self.high = self.low_n = self.high_n = None
         self.generator = torch.Generator(device=device).manual_seed(cfg.seed)
         self.device = device
         self.prev_mean: torch.Tensor | None = None
@@ -90,8 +90,6 @@ class MPPIPlanner:
         mean = self._clip(torch.nan_to_num(mean))
         self.prev_mean = mean
         action = self.model.normalizer.denormalize(ACTION, mean[0])
-        if self.model.spec.action_low:
-            low = torch.tensor(self.model.spec.action_low, device=self.device)
-            high = torch.tensor(self.model.spec.action_high, device=self.device)
-            action = torch.maximum(torch.minimum(action, high), low)
+        if self.low is not None:  # exact raw bounds (the normalised clip can be off by rounding)
+            action = torch.maximum(torch.minimum(action, self.high), self.low)
         return PlanResult(action=action, mean=mean, best_return=best, fallback=fallback)
