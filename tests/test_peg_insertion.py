@@ -9,7 +9,7 @@ import pytest
 
 from simdist.tasks import PROPRIO_KEY, get_task
 from simdist.tasks.peg_insertion.env import InitialCondition
-from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
+from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PRIVILEGED, PROPRIO, relative_features
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.peg_insertion.reward import PegState, is_seated
@@ -81,3 +81,18 @@ def test_observations_hold_no_privileged_state(task, sim_env):
     assert not np.allclose(exact_peg, estimate, atol=1e-7)  # perception is an estimate, not the state
 
 
+
+
+def test_relative_features_derive_from_the_estimates(sim_env):
+    obs, _ = sim_env.reset(seed=3)
+    o = obs[PROPRIO_KEY]
+    peg, hole = PROPRIO.get(o, "peg_pos_est"), PROPRIO.get(o, "hole_pos_est")
+    np.testing.assert_allclose(PROPRIO.get(o, "peg_to_hole_est"), peg - hole, atol=1e-9)
+    np.testing.assert_allclose(PROPRIO.get(o, "tcp_to_peg_est"), PROPRIO.get(o, "tcp_pos") - peg, atol=1e-9)
+    np.testing.assert_allclose(PROPRIO.get(o, "peg_to_hole_fine"), np.tanh((peg - hole) / FINE_SCALE_M), atol=1e-9)
+    # yaw error features are (cos, sin) of 4 * (peg yaw - hole yaw): unit length, and 0 error for equal yaws
+    assert np.linalg.norm(PROPRIO.get(o, "yaw_error_est")) == pytest.approx(1.0, abs=1e-6)
+    same = np.array([np.cos(0.4), np.sin(0.4)])
+    rel = relative_features(np.zeros(3), np.zeros(3), same, np.ones(3) * 0.001, same)
+    np.testing.assert_allclose(rel["yaw_error_est"], [1.0, 0.0], atol=1e-12)
+    assert np.all(np.abs(rel["peg_to_hole_fine"] + 0.0997) < 1e-3)  # 1 mm -> tanh(0.1): millimetres stay visible

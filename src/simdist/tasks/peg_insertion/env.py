@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY
-from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
+from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO, relative_features
 from simdist.tasks.peg_insertion.model import FIXTURE_BODY, PEG_BODY, SCENE, build_model
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
 from simdist.tasks.peg_insertion.reward import PegState, dense_reward, is_seated
@@ -100,15 +100,17 @@ class PegInsertionEnv(UR5eEnv):
         fixture_rot = d.xmat[self.fixture_body].reshape(3, 3)
         peg_axis = peg_rot[:, 2] + rng.normal(0.0, yaw_noise, 3)
         # Dict order is the order of the random draws: keep it (reproducible observations for a seed).
-        proprio = PROPRIO.pack({
+        parts = {
             **self._robot_proprio(),
             "peg_pos_est": d.xpos[self.peg_body] + self.perception_bias[0] + rng.normal(0.0, pos_noise, 3),
             "peg_axis_est": peg_axis / np.linalg.norm(peg_axis),
             "peg_yaw_est": yaw_features(yaw_of(peg_rot) + rng.normal(0.0, yaw_noise)),
             "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + rng.normal(0.0, pos_noise, 3),
             "hole_yaw_est": yaw_features(yaw_of(fixture_rot) + rng.normal(0.0, yaw_noise)),
-        })
-        return {PROPRIO_KEY: proprio}
+        }
+        parts.update(relative_features(parts["tcp_pos"], parts["peg_pos_est"], np.asarray(parts["peg_yaw_est"]),
+                                       parts["hole_pos_est"], np.asarray(parts["hole_yaw_est"])))
+        return {PROPRIO_KEY: PROPRIO.pack(parts)}
 
     # ------------------------------------------------------------------------------------------------ outcome
     def _task_state(self, privileged: np.ndarray) -> PegState:
