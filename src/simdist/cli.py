@@ -138,7 +138,8 @@ def cmd_demo(args) -> dict:
 def cmd_run(args) -> dict:
     from simdist.pipeline import run_pipeline
 
-    return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet)
+    return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
+                        train_expert=args.train_expert, expert_budget=args.expert_budget)
 
 
 def cmd_ablate(args) -> dict:
@@ -236,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu")
     sp.add_argument("--out", required=True)
+    sp.add_argument("--no-video", action="store_true", help="no rollout videos in the report")
+    sp.add_argument("--train-expert", action="store_true",
+                    help="first (re)build the task's privileged expert with its own trainer (quadruped tasks only)")
+    sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")
     sp = add("demo", cmd_demo, "the main job on the built-in pendulum task, sized for a laptop CPU")
     sp.add_argument("--out", default="runs/demo")
     from simdist.baselines.run import add_compare_commands

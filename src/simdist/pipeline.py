@@ -1,6 +1,10 @@
 """`simdist run`: every stage in order, each skipped when its output already exists (so a rerun resumes).
 
     generate (Alg. 2) → pretrain (Eq. 2) → zero-shot eval in sim → adaptation rounds in real (Alg. 1) → report
+
+With ``train_expert`` the task's privileged expert is first (re)built through its own training entry point
+(``Task.train_expert``, only where the expert is learned); with ``video`` the report gets one short rollout GIF per
+evaluation stage where offscreen rendering works (simdist.eval.video).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from simdist.adapt import AdaptConfig, adapt
 from simdist.config import finetune_preset, model_preset, mppi_preset, replace, train_preset
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
+from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
 from simdist.tasks import get_task
@@ -46,11 +51,26 @@ def _model_preset_for(task, preset: str) -> str:
     return "paper-quadruped" if task.spec.command_dim else "paper-manipulation"
 
 
-def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True) -> dict:
+def _train_expert(task, out: Path, budget: int | None) -> None:
+    if not hasattr(task, "train_expert"):
+        from simdist.tasks import task_names
+
+        able = [n for n in task_names() if hasattr(get_task(n), "train_expert")]
+        raise ValueError(f"--train-expert: task {task.spec.name!r} has no expert training entry point: its privileged "
+                         f"expert is a hand-written controller (scripted or analytic, see docs/tasks/), so there is "
+                         f"nothing to train. Tasks with a trainable expert: {able}")
+    log.info("training the privileged expert of %s in %s", task.spec.name, out)
+    task.train_expert(out, budget)
+
+
+def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True, video: bool = True,
+                 train_expert: bool = False, expert_budget: int | None = None) -> dict:
     if preset not in PIPELINE_PRESETS:
         raise KeyError(f"unknown pipeline preset {preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
     cfg, task, out = PIPELINE_PRESETS[preset], get_task(task_name), Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    if train_expert:
+        _train_expert(task, out / "expert", expert_budget)
     model_name = _model_preset_for(task, preset)
     (out / "pipeline.json").write_text(json.dumps({"task": task_name, "preset": preset, **asdict(cfg)}, indent=2))
 
@@ -94,6 +114,11 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         "sim_success": {g: v["success_rate"] for g, v in sim_eval.items()},
         "sim_dataset": {k: sim_stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate")},
     }
-    write_report(out, summary, results)
+    videos = None
+    if video:
+        grid = task.grids[0]
+        videos = record_run_videos(task, out, model_dir, out / f"adapt_{grid}", cfg.rounds, grid,
+                                   mppi_preset(model_name), VideoConfig())
+    write_report(out, summary, results, videos, VideoConfig().max_seconds)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary

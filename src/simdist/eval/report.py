@@ -1,5 +1,6 @@
 """Results at a glance: `report.md`, `report.html` and PNG plots: success vs real minutes (Fig. 4), latent
-prediction error per horizon step before/after finetuning (Fig. 8a), outcomes over initial conditions (Fig. 7)."""
+prediction error per horizon step before/after finetuning (Fig. 8a), outcomes over initial conditions (Fig. 7),
+and, where rendering works, a short rollout video (GIF) per evaluation stage (see simdist.eval.video)."""
 
 from __future__ import annotations
 
@@ -85,7 +86,42 @@ def _outcome_scatter(out: Path, results: dict) -> str | None:
     return name
 
 
-def write_report(out: str | Path, summary: dict, results: dict) -> Path:
+def _video_lines(videos: list[dict] | None, seconds: float | None) -> list[str]:
+    lines = ["## Rollout videos", ""]
+    if videos is None:
+        return lines + ["Not recorded (`--no-video`).", ""]
+    limit = f"at most {seconds:g} s" if seconds else "a short part"
+    lines += [f"One extra episode per evaluation stage from the grid's first evaluation initial condition, filmed "
+              f"for {limit} of robot time; it is not part of any dataset or success rate.", "",
+              "| stage | video | in the clip |", "|---|---|---|"]
+    for v in videos:
+        if v.get("path"):
+            outcome = "solved" if v.get("solved_in_clip") else "not solved"
+            lines.append(f"| {v['label']} | ![{v['label']}]({v['path']}) | {outcome} "
+                         f"({v.get('robot_seconds', 0.0):.1f} s filmed) |")
+        else:
+            lines.append(f"| {v['label']} | video unavailable: {v.get('error') or 'unknown reason'} | |")
+    return lines + [""]
+
+
+def _video_html(videos: list[dict] | None) -> str:
+    parts = []
+    for v in videos or []:
+        label = html.escape(v["label"])
+        if v.get("path"):
+            caption = f"{label}: {'solved' if v.get('solved_in_clip') else 'not solved'} in the clip"
+            parts.append(f'<figure style="display:inline-block;margin:4px"><img src="{html.escape(v["path"])}" '
+                         f'alt="{label}"><figcaption>{caption}</figcaption></figure>')
+        else:
+            reason = html.escape(v.get("error") or "unknown reason")
+            parts.append(f"<p>{label}: video unavailable: {reason}</p>")
+    return f"<div>{''.join(parts)}</div>" if parts else ""
+
+
+def write_report(out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None,
+                 video_seconds: float | None = None) -> Path:
+    """``videos``: ``simdist.eval.video.VideoResult`` fields as dicts, one per evaluation stage (None: videos
+    were turned off); ``video_seconds``: the filmed length limit."""
     out = Path(out)
     curve = _learning_curve(out, results)
     latent = _latent_error(out, results)
@@ -113,12 +149,13 @@ def write_report(out: str | Path, summary: dict, results: dict) -> Path:
         lines += [f"![latent error]({latent})", ""]
     if scatter:
         lines += [f"![outcomes over initial conditions]({scatter})", ""]
+    lines += _video_lines(videos, video_seconds)
     md = "\n".join(lines)
     (out / "report.md").write_text(md)
     body = "".join(f"<pre>{html.escape(md)}</pre>")
     imgs = "".join(f'<img src="{n}" style="max-width:48%">' for n in (curve, latent, scatter) if n)
     (out / "report.html").write_text(f"<html><head><meta charset='utf-8'><title>SimDist report</title></head>"
-                                     f"<body>{imgs}{body}</body></html>")
+                                     f"<body>{imgs}{_video_html(videos)}{body}</body></html>")
     return out / "report.md"
 
 

@@ -121,6 +121,16 @@ class Task(Protocol):
         """Task metrics of one finished episode from its per-step infos (at least ``success``)."""
 
 
+class TrainableExpertTask(Task, Protocol):
+    """Optional: a task whose privileged expert is *learned* has a training entry point (`simdist run
+    --train-expert`). Tasks whose expert is a hand-written controller do not define it."""
+
+    def train_expert(self, out_dir: str | Path, budget: int | None = None) -> Path:
+        """Train the expert in ``out_dir`` (resuming what is there) up to ``budget`` (task-defined units; None:
+        the task's default), then install it where :meth:`expert`, ``suboptimal_policies`` and ``critic`` read
+        it; returns that folder."""
+
+
 # ----------------------------------------------------------------------------------------------- physics
 P = TypeVar("P")
 

@@ -30,11 +30,15 @@ GRAVITY = 9.81
 _XML = """
 <mujoco model="pendulum">
   <option timestep="{dt}" gravity="0 0 -{g}" integrator="implicitfast"/>
+  <visual><headlight ambient="0.4 0.4 0.4" diffuse="0.6 0.6 0.6"/></visual>
+  <asset><texture type="skybox" builtin="gradient" rgb1="0.75 0.85 0.95" rgb2="0.3 0.4 0.5" width="32" height="32"/></asset>
   <worldbody>
+    <geom name="pivot" type="cylinder" pos="0 0 1" zaxis="0 1 0" size="0.03 0.03" rgba="0.2 0.2 0.2 1"
+          contype="0" conaffinity="0" mass="0"/>
     <body name="pole" pos="0 0 1">
       <joint name="hinge" type="hinge" axis="0 1 0" damping="{damping}"/>
-      <geom type="capsule" fromto="0 0 0 0 0 {length}" size="0.02" mass="0.0001"/>
-      <geom name="bob" type="sphere" pos="0 0 {length}" size="0.05" mass="{mass}"/>
+      <geom type="capsule" fromto="0 0 0 0 0 {length}" size="0.02" mass="0.0001" rgba="0.3 0.3 0.35 1"/>
+      <geom name="bob" type="sphere" pos="0 0 {length}" size="0.05" mass="{mass}" rgba="0.85 0.35 0.1 1"/>
     </body>
   </worldbody>
   <actuator>
@@ -91,6 +95,14 @@ class PendulumEnv(gym.Env):
         clean = np.array([np.cos(th), np.sin(th), thd], np.float32)
         noise = self._rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32)
         return {"proprio": clean + noise}
+
+    def render_scene(self) -> tuple[mujoco.MjModel, mujoco.MjData, mujoco.MjvCamera]:
+        """Model, data and a fixed side camera on the pivot, for rollout videos (simdist.eval.video)."""
+        cam = mujoco.MjvCamera()
+        cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+        cam.lookat[:] = (0.0, 0.0, 1.0)
+        cam.distance, cam.azimuth, cam.elevation = 1.4, 90.0, 0.0
+        return self.model, self.data, cam
 
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and physics, in every domain: for expert evaluation only, never for learning code."""

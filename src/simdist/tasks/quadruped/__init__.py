@@ -9,6 +9,7 @@ progress capped at the course length, and success is reaching it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from simdist.tasks.quadruped.terrain_env import TerrainWalkEnv
 from simdist.tasks.registry import register
 
 INITIAL_YAW_RAD = 0.05  # trials start with a small random heading error, ±this
+EXPERT_ITERATIONS = 2000  # default PPO budget of train_expert(): the last of the authors' sub-optimal checkpoints
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,25 @@ class QuadrupedCourseTask:
 
     def critic(self) -> experts.PPOCritic:
         return experts.critic()
+
+    def train_expert(self, out_dir: str | Path, budget: int | None = None) -> Path:
+        """PPO (train_expert.py) in ``out_dir`` up to ``budget`` iterations in all (resuming; default
+        EXPERT_ITERATIONS), then export into experts.CHECKPOINT_DIR. Needs the `rl` extra (rsl-rl-lib)."""
+        import importlib.util
+
+        import torch
+
+        if importlib.util.find_spec("rsl_rl") is None:
+            raise ValueError('training the quadruped expert needs rsl-rl-lib: pip install -e ".[rl]"')
+        from simdist.tasks.quadruped import train_expert as ppo_run
+
+        run, done = Path(out_dir), ppo_run.checkpoints(Path(out_dir))
+        remaining = (budget or EXPERT_ITERATIONS) - (max(done) + 1 if done else 0)
+        common = ["--run", str(run), "--threads", str(torch.get_num_threads())]
+        if remaining > 0:
+            ppo_run.main(common + ["--iterations", str(remaining)])
+        ppo_run.main(common + ["--export", "--out", str(experts.CHECKPOINT_DIR)])
+        return experts.CHECKPOINT_DIR
 
     def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[dict[str, Any]]:
         if grid not in self.grids:

@@ -270,6 +270,14 @@ class UR5eEnv(gym.Env):
             info["dense_reward"] = float(reward)
         return info
 
+    def render_scene(self) -> tuple[mujoco.MjModel, mujoco.MjData, mujoco.MjvCamera]:
+        """Model, data and a fixed camera over the workspace (arm, part and fixture), for rollout videos."""
+        cam = mujoco.MjvCamera()
+        cam.type = mujoco.mjtCamera.mjCAMERA_FREE
+        cam.lookat[:] = (0.42, 0.0, 0.2)
+        cam.distance, cam.azimuth, cam.elevation = 1.4, 150.0, -30.0
+        return self.model, self.data, cam
+
     def oracle_privileged_state(self) -> np.ndarray:
         """Exact state in ANY domain, for evaluating privileged policies (`simdist expert eval`) and the
         teleoperation stand-in in `real` (a physical robot has no such oracle); learning code must not call it."""
