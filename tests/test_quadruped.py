@@ -231,3 +231,37 @@ def test_generic_alg2_episode_runs_on_the_terrain_scene():
                           np.random.default_rng(0))
     assert episode.obs["height"].shape[1:] == (21, 15) and episode.command.shape[1] == 3
     assert len(episode.action) == len(episode.reward) > 10
+
+
+def test_forward_command_preset_stays_in_its_box():
+    from simdist.tasks.quadruped.commands import COMMAND_PRESETS, RandomCommands
+
+    ranges = COMMAND_PRESETS["forward"]
+    cmds = RandomCommands(256, robot.CONTROL_PERIOD_S, np.random.default_rng(0), ranges)
+    cmds.resample(np.arange(256))
+    seen = [cmds.update(np.zeros(256)) for _ in range(600)]  # 12 s: drift, heading control and one resample
+    seen = np.concatenate(seen)
+    assert np.all(seen >= np.array(ranges.low) - 1e-9) and np.all(seen <= np.array(ranges.high) + 1e-9)
+    assert seen[:, 0].mean() > 0.4  # mostly forward walking
+
+
+def test_curriculum_judges_patch_exits_on_the_steps_they_had():
+    """A fast walker that leaves the patch early is not demoted; an early fall still counts as poor tracking."""
+    env = QuadrupedBatchEnv(2, TrainingScene(2, kinds=("flat",)), QuadrupedPhysics(**FIXED), seed=0)
+    env.scene.curriculum.level[:] = 3
+    env.step_count[:] = 200
+    env.cosine_sum[:] = 190.0  # well aligned for 200 of the 1000 steps
+    env.terminated[:] = [False, True]  # env 0 left the patch, env 1 fell
+    env.reset(np.arange(2))
+    assert env.scene.curriculum.level.tolist() == [4, 2]
+
+
+def test_ppo_settings_are_saved_with_the_run_and_reused(tmp_path):
+    from simdist.tasks.quadruped.ppo import PPOSettings, ppo_config
+    from simdist.tasks.quadruped.train_expert import load_settings
+
+    first = PPOSettings(num_envs=512, obs_normalization=True, commands="forward", terrains=("flat", "rough"))
+    assert load_settings(tmp_path, first) == first
+    assert load_settings(tmp_path, PPOSettings()) == first  # a resumed chunk keeps the run's settings
+    cfg = ppo_config(PPOSettings(schedule="fixed", learning_rate=3e-4, num_learning_epochs=3))
+    assert cfg["algorithm"]["schedule"] == "fixed" and cfg["algorithm"]["num_learning_epochs"] == 3

@@ -24,7 +24,7 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.quadruped import robot
-from simdist.tasks.quadruped.commands import RandomCommands
+from simdist.tasks.quadruped.commands import CommandRanges, RandomCommands
 from simdist.tasks.quadruped.physics import QuadrupedPhysics
 from simdist.tasks.quadruped.rewards import RewardInputs, dense_reward, desired_stance, gait_phase
 
@@ -63,7 +63,8 @@ def yaw_of(q: np.ndarray) -> np.ndarray:
 
 class QuadrupedBatchEnv:
     def __init__(self, num_envs: int, scene, physics: QuadrupedPhysics, seed: int = 0,
-                 random_commands: bool = True, auto_reset: bool = True, episode_s: float = EPISODE_S):
+                 random_commands: bool = True, auto_reset: bool = True, episode_s: float = EPISODE_S,
+                 command_ranges: CommandRanges = CommandRanges()):
         self.num_envs, self.scene, self.physics, self.auto_reset = num_envs, scene, physics, auto_reset
         self.rng = np.random.default_rng(seed)
         self.dt = robot.CONTROL_PERIOD_S
@@ -77,7 +78,7 @@ class QuadrupedBatchEnv:
         self.bad_contact_ids = np.array([self.trunk_id] + [body(f"{leg}_thigh") for leg in robot.LEG_NAMES])
         self.foot_geom_ids = np.array([mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, f"{leg}_foot")
                                        for leg in robot.LEG_NAMES])
-        self.commands = RandomCommands(num_envs, self.dt, self.rng) if random_commands else None
+        self.commands = RandomCommands(num_envs, self.dt, self.rng, command_ranges) if random_commands else None
         self.command = np.zeros((num_envs, 3))
         n = num_envs
         self.step_count = np.zeros(n, dtype=int)
@@ -85,6 +86,7 @@ class QuadrupedBatchEnv:
         self.prev_action = np.zeros((n, 12))
         self.prev_joint_vel = np.zeros((n, 12))
         self.cosine_sum = np.zeros(n)
+        self.terminated = np.ones(n, dtype=bool)  # did the last episode end in a fall (for the curriculum)
         self.dr = {k: np.zeros(shape) for k, shape in
                    [("mass_offset", n), ("friction", n), ("kp", (n, 12)), ("kd", (n, 12)), ("joint_friction", (n, 12))]}
         self.reset(np.arange(n))
@@ -93,8 +95,10 @@ class QuadrupedBatchEnv:
     def reset(self, env_ids: np.ndarray, initial_yaw: float | None = None) -> None:
         p, rng = self.physics, self.rng
         if self.scene_has_curriculum and self.step_count[env_ids].any():
-            # divided by the full episode length (the authors' rule), so an early fall counts as poor tracking
-            self.scene.curriculum.update(env_ids, self.cosine_sum[env_ids] / self.max_steps)
+            # divided by the full episode length (the authors' rule), so an early fall counts as poor tracking;
+            # an episode cut short by leaving the patch (fast walking) is judged on the steps it had
+            steps = np.where(self.terminated[env_ids], self.max_steps, np.maximum(self.step_count[env_ids], 1))
+            self.scene.curriculum.update(env_ids, self.cosine_sum[env_ids] / steps)
         for i in env_ids:
             m, d = self.models[i], self.datas[i]
             spawn, yaw = self.scene.reset(int(i), m, rng)
@@ -229,6 +233,7 @@ class QuadrupedBatchEnv:
         terminated = self.bad_contact | (tilt > MAX_TILT_RAD) | ~np.isfinite(self.qpos).all(1)
         truncated = (self.step_count >= self.max_steps) | self.scene.off_limits(self.qpos[:, :2])
         truncated &= ~terminated
+        self.terminated = terminated.copy()
         info = {"reward_terms": terms}
         if with_privileged:
             info["privileged"] = self.privileged()

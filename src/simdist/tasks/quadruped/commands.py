@@ -5,6 +5,8 @@
   (weights 0.3/0.3/0.01/0.1/0.1/0.2); we keep their three families: constant twist (0.3), constant twist with
   heading control (0.3, ωz = 0.5·heading error, heading stiffness 0.5), stand (0.01), and a smoothly
   drifting twist standing in for their constant-acceleration / random-acceleration / random-jerk types (0.39).
+  The ranges are a :class:`CommandRanges`; ``COMMAND_PRESETS["forward"]`` narrows them to mostly-forward
+  walking in the evaluation tasks' range (vx 0–1.3 m/s, |vy| ≤ 0.3, |ωz| ≤ 0.6), used to train the expert fast.
 * :class:`StraightLineCommand` — the evaluation command of paper §5: a P-controller on base position walks a
   straight line from the start pose, x_des advancing at the target speed; vx = kx·(x_des − x),
   vy = −ky·y, ωz = −kyaw·ψ with the authors' simulation gains kx = ky = kyaw = 1 (errors rotated into the
@@ -19,6 +21,21 @@ import numpy as np
 
 COMMAND_LOW = np.array([-0.5, -0.5, -1.0])
 COMMAND_HIGH = np.array([1.5, 0.5, 1.0])
+
+
+@dataclass(frozen=True)
+class CommandRanges:
+    """Uniform sampling box for (vx, vy, ωz) and the command-type mixture."""
+
+    low: tuple[float, float, float] = (-0.5, -0.5, -1.0)
+    high: tuple[float, float, float] = (1.5, 0.5, 1.0)
+    stand_prob: float = 0.01
+
+
+COMMAND_PRESETS = {
+    "paper": CommandRanges(),
+    "forward": CommandRanges(low=(0.0, -0.3, -0.6), high=(1.3, 0.3, 0.6), stand_prob=0.05),
+}
 RESAMPLE_S = 10.0
 TYPE_WEIGHTS = {"constant": 0.3, "heading": 0.3, "stand": 0.01, "drift": 0.39}
 HEADING_STIFFNESS = 0.5
@@ -30,22 +47,25 @@ def wrap(angle: np.ndarray) -> np.ndarray:
 
 
 class RandomCommands:
-    def __init__(self, num_envs: int, control_period_s: float, rng: np.random.Generator):
+    def __init__(self, num_envs: int, control_period_s: float, rng: np.random.Generator,
+                 ranges: CommandRanges = CommandRanges()):
         self.dt, self.rng = control_period_s, rng
+        self.low, self.high = np.array(ranges.low, float), np.array(ranges.high, float)
         self.command = np.zeros((num_envs, 3))
         self.kind = np.zeros(num_envs, dtype=int)
         self.heading = np.zeros(num_envs)
         self.drift_rate = np.zeros((num_envs, 3))
         self.steps_left = np.zeros(num_envs, dtype=int)
         self._kinds = list(TYPE_WEIGHTS)
-        self._probs = np.array(list(TYPE_WEIGHTS.values())) / sum(TYPE_WEIGHTS.values())
+        weights = dict(TYPE_WEIGHTS, stand=ranges.stand_prob)
+        self._probs = np.array([weights[k] for k in self._kinds]) / sum(weights.values())
 
     def resample(self, env_ids: np.ndarray) -> None:
         n = len(env_ids)
         if n == 0:
             return
         self.kind[env_ids] = self.rng.choice(len(self._kinds), size=n, p=self._probs)
-        self.command[env_ids] = self.rng.uniform(COMMAND_LOW, COMMAND_HIGH, size=(n, 3))
+        self.command[env_ids] = self.rng.uniform(self.low, self.high, size=(n, 3))
         self.heading[env_ids] = self.rng.uniform(-np.pi, np.pi, size=n)
         self.drift_rate[env_ids] = self.rng.normal(0.0, DRIFT_ACCEL_STD, size=(n, 3))
         stand = env_ids[self.kind[env_ids] == self._kinds.index("stand")]
@@ -57,14 +77,15 @@ class RandomCommands:
         self.steps_left -= 1
         self.resample(np.flatnonzero(self.steps_left <= 0))
         heading = self.kind == self._kinds.index("heading")
-        self.command[heading, 2] = np.clip(HEADING_STIFFNESS * wrap(self.heading[heading] - yaw[heading]), -1, 1)
+        self.command[heading, 2] = np.clip(HEADING_STIFFNESS * wrap(self.heading[heading] - yaw[heading]),
+                                           self.low[2], self.high[2])
         drift = self.kind == self._kinds.index("drift")
         if drift.any():
             self.drift_rate[drift] += self.rng.normal(0.0, DRIFT_ACCEL_STD * np.sqrt(self.dt), (drift.sum(), 3))
             self.command[drift] += self.drift_rate[drift] * self.dt
-            bounced = (self.command[drift] < COMMAND_LOW) | (self.command[drift] > COMMAND_HIGH)
+            bounced = (self.command[drift] < self.low) | (self.command[drift] > self.high)
             self.drift_rate[drift] = np.where(bounced, -self.drift_rate[drift], self.drift_rate[drift])
-            self.command[drift] = np.clip(self.command[drift], COMMAND_LOW, COMMAND_HIGH)
+            self.command[drift] = np.clip(self.command[drift], self.low, self.high)
         return self.command.copy()
 
 

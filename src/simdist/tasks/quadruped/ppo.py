@@ -5,14 +5,16 @@ one group between them). PPO settings are the authors' (paper §4 / official-cod
 and iteration, clip 0.2, entropy 0.01, 5 epochs × 4 minibatches, lr 1e-3 adaptive (KL 0.01), γ 0.99, λ 0.95,
 clipped value loss with coefficient 1, gradient norm 1, initial action std 1.0, ELU.
 CPU deviations (documented in docs/tasks/quadruped.md): hidden layers [256, 256, 128] instead of
-[512, 512, 512] and 128 envs instead of 4096. Empirical observation normalisation is off by default, as for the
-authors (``obs_normalization=True`` / ``--normalize-obs`` switches it on; run 1 used it).
+[512, 512, 512] and far fewer envs than 4096. :class:`PPOSettings` holds the knobs the CPU runs vary (envs,
+learning-rate schedule, epochs, observation normalisation, command preset, terrain kinds); its defaults are the
+authors' settings.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,27 +22,57 @@ import torch
 from rsl_rl.env import VecEnv
 from tensordict import TensorDict
 
+from simdist.tasks.quadruped import terrain
 from simdist.tasks.quadruped.batch_env import QuadrupedBatchEnv
+from simdist.tasks.quadruped.commands import COMMAND_PRESETS
 from simdist.tasks.quadruped.physics import SIM
 from simdist.tasks.quadruped.scenes import TrainingScene
 
 NUM_STEPS_PER_ENV = 24
 
 
-def ppo_config(hidden_dims: tuple[int, ...] = (256, 256, 128), save_interval: int = 50,
-               obs_normalization: bool = False) -> dict:
-    mlp = {"class_name": "MLPModel", "hidden_dims": list(hidden_dims), "activation": "elu",
-           "obs_normalization": obs_normalization}
+@dataclass(frozen=True)
+class PPOSettings:
+    """Everything that shapes a training run; saved as ``settings.json`` in the run folder so that resumed
+    chunks, ``--export`` and ``--probe`` rebuild the same networks and environment."""
+
+    num_envs: int = 128
+    hidden_dims: tuple[int, ...] = (256, 256, 128)
+    obs_normalization: bool = False
+    learning_rate: float = 1e-3
+    schedule: str = "adaptive"  # or "fixed"
+    desired_kl: float = 0.01
+    num_learning_epochs: int = 5
+    num_mini_batches: int = 4
+    entropy_coef: float = 0.01
+    init_std: float = 1.0
+    commands: str = "paper"  # a key of commands.COMMAND_PRESETS
+    terrains: tuple[str, ...] = terrain.TERRAIN_KINDS
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str) -> "PPOSettings":
+        raw = json.loads(text)
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
+
+
+def ppo_config(settings: PPOSettings = PPOSettings(), save_interval: int = 50) -> dict:
+    mlp = {"class_name": "MLPModel", "hidden_dims": list(settings.hidden_dims), "activation": "elu",
+           "obs_normalization": settings.obs_normalization}
     return {
         "num_steps_per_env": NUM_STEPS_PER_ENV,
         "save_interval": save_interval,
         "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
         "algorithm": {
             "class_name": "PPO", "value_loss_coef": 1.0, "use_clipped_value_loss": True, "clip_param": 0.2,
-            "entropy_coef": 0.01, "num_learning_epochs": 5, "num_mini_batches": 4, "learning_rate": 1e-3,
-            "schedule": "adaptive", "gamma": 0.99, "lam": 0.95, "desired_kl": 0.01, "max_grad_norm": 1.0,
+            "entropy_coef": settings.entropy_coef, "num_learning_epochs": settings.num_learning_epochs,
+            "num_mini_batches": settings.num_mini_batches, "learning_rate": settings.learning_rate,
+            "schedule": settings.schedule, "gamma": 0.99, "lam": 0.95, "desired_kl": settings.desired_kl,
+            "max_grad_norm": 1.0,
         },
-        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": 1.0,
+        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": settings.init_std,
                                               "std_type": "scalar"}},
         "critic": dict(mlp),
         "logger": "tensorboard",
@@ -56,8 +88,10 @@ class QuadrupedVecEnv(VecEnv):
     mean terrain level, and the mean of each weighted reward term.
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, progress_path: str | Path | None = None, start_iteration: int = 0):
-        self.batch = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs), SIM, seed=seed)
+    def __init__(self, num_envs: int, seed: int = 0, progress_path: str | Path | None = None, start_iteration: int = 0,
+                 commands: str = "paper", terrains: tuple[str, ...] = terrain.TERRAIN_KINDS):
+        self.batch = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, kinds=tuple(terrains)), SIM, seed=seed,
+                                       command_ranges=COMMAND_PRESETS[commands])
         self.num_envs, self.num_actions = num_envs, 12
         self.max_episode_length = self.batch.max_steps
         self.device = "cpu"

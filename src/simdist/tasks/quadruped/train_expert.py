@@ -23,7 +23,9 @@ from pathlib import Path
 import torch
 
 from simdist.tasks.quadruped.experts import CHECKPOINT_DIR
-from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, QuadrupedVecEnv, ppo_config
+from simdist.tasks.quadruped.commands import COMMAND_PRESETS
+from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, PPOSettings, QuadrupedVecEnv, ppo_config
+from simdist.tasks.quadruped.terrain import TERRAIN_KINDS
 
 log = logging.getLogger(__name__)
 SUBOPTIMAL_ITERATIONS = (0, 50, 100, 150, 200, 250, 300, 400, 500, 1000, 2000)
@@ -38,22 +40,36 @@ def checkpoints(run: Path) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def make_runner(run: Path, num_envs: int, seed: int, hidden: tuple[int, ...], start_iteration: int = 0,
-                normalize_obs: bool = False):
+SETTINGS_FILE = "settings.json"
+
+
+def load_settings(run: Path, requested: PPOSettings) -> PPOSettings:
+    """The run's saved settings if it has them (resumes keep their setup), else ``requested`` (saved now)."""
+    path = run / SETTINGS_FILE
+    if path.exists():
+        saved = PPOSettings.from_json(path.read_text())
+        if saved != requested:
+            log.info("using the run's saved settings %s (command-line settings ignored)", path)
+        return saved
+    run.mkdir(parents=True, exist_ok=True)
+    path.write_text(requested.to_json())
+    return requested
+
+
+def make_runner(run: Path, settings: PPOSettings, seed: int, start_iteration: int = 0, num_envs: int | None = None):
     from rsl_rl.runners import OnPolicyRunner
 
-    env = QuadrupedVecEnv(num_envs, seed=seed, progress_path=run / "progress.jsonl", start_iteration=start_iteration)
-    cfg = ppo_config(hidden, obs_normalization=normalize_obs)
-    return OnPolicyRunner(env, cfg, log_dir=str(run), device="cpu"), env
+    env = QuadrupedVecEnv(num_envs or settings.num_envs, seed=seed, progress_path=run / "progress.jsonl",
+                          start_iteration=start_iteration, commands=settings.commands, terrains=settings.terrains)
+    return OnPolicyRunner(env, ppo_config(settings), log_dir=str(run), device="cpu"), env
 
 
-def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[int, ...],
-          normalize_obs: bool = False) -> None:
-    run.mkdir(parents=True, exist_ok=True)
+def train(run: Path, iterations: int, seed: int, requested: PPOSettings) -> None:
+    settings = load_settings(run, requested)
     existing = checkpoints(run)
     start = max(existing) + 1 if existing else 0
     # a fresh seed per chunk so resumed chunks do not replay the same terrains and commands
-    runner, env = make_runner(run, num_envs, seed + start, hidden, start, normalize_obs)
+    runner, env = make_runner(run, settings, seed + start, start)
     if existing:
         runner.load(str(existing[max(existing)]))
         runner.current_learning_iteration = start
@@ -61,19 +77,19 @@ def train(run: Path, iterations: int, num_envs: int, seed: int, hidden: tuple[in
     t0 = time.time()
     runner.learn(iterations, init_at_random_ep_len=not existing)
     wall = time.time() - t0
-    steps = iterations * NUM_STEPS_PER_ENV * num_envs
+    steps = iterations * NUM_STEPS_PER_ENV * settings.num_envs
     log.info("%d iterations, %d env steps in %.0f s: %.0f env-steps/s including PPO updates",
              iterations, steps, wall, steps / wall)
 
 
-def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CHECKPOINT_DIR,
-           normalize_obs: bool = False) -> list[Path]:
+def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) -> list[Path]:
     found = checkpoints(run)
     if not found:
         raise FileNotFoundError(f"no model_<it>.pt checkpoints in {run}; train first")
+    settings = load_settings(run, requested)
     newest = max(found)
     keep = [it for it in found if it in SUBOPTIMAL_ITERATIONS and it != newest] + [newest]
-    runner, _ = make_runner(run / "export_tmp", num_envs, 0, hidden, normalize_obs=normalize_obs)
+    runner, _ = make_runner(run / "export_tmp", settings, 0, num_envs=8)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for it in keep:
@@ -88,8 +104,8 @@ def export(run: Path, num_envs: int, hidden: tuple[int, ...], out_dir: Path = CH
     return written
 
 
-def probe(run: Path, num_envs: int, hidden: tuple[int, ...], normalize_obs: bool = False, speed: float = 0.5,
-          seconds: float = 10.0) -> dict:
+def probe(run: Path, requested: PPOSettings, num_envs: int = 16, speed: float = 0.5, seconds: float = 10.0,
+          iteration: int | None = None) -> dict:
     """How far the newest checkpoint is from walking: flat ground, DR on, a constant forward command."""
     import numpy as np
 
@@ -98,8 +114,9 @@ def probe(run: Path, num_envs: int, hidden: tuple[int, ...], normalize_obs: bool
     from simdist.tasks.quadruped.scenes import TrainingScene
 
     found = checkpoints(run)
-    runner, _ = make_runner(run / "export_tmp", 8, 0, hidden, normalize_obs=normalize_obs)
-    runner.load(str(found[max(found)]))
+    iteration = max(found) if iteration is None else iteration
+    runner, _ = make_runner(run / "export_tmp", load_settings(run, requested), 0, num_envs=8)
+    runner.load(str(found[iteration]))
     actor = runner.alg.get_policy().as_jit().cpu().eval()
     env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False, kinds=("flat",)), SIM, seed=123,
                             random_commands=False, auto_reset=False)
@@ -111,33 +128,49 @@ def probe(run: Path, num_envs: int, hidden: tuple[int, ...], normalize_obs: bool
         _, _, terminated, _, _ = env.step(action, observe=False, with_privileged=False)
         alive &= ~terminated
         forward.append(np.where(alive, env.lin_vel_body[:, 0], np.nan))
-    result = {"iteration": max(found), "command_vx": speed, "seconds": seconds,
+    result = {"iteration": iteration, "command_vx": speed, "seconds": seconds,
               "survived": float(alive.mean()), "mean_forward_velocity": float(np.nanmean(forward))}
     log.info("probe: %s", result)
     return result
 
 
 def main(argv: list[str] | None = None) -> None:
+    d = PPOSettings()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, default=Path("runs/quadruped_ppo"))
     parser.add_argument("--iterations", type=int, default=200)
-    parser.add_argument("--envs", type=int, default=128)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--hidden", type=int, nargs="+", default=[256, 256, 128])
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the box has 2 shared cores)")
-    parser.add_argument("--normalize-obs", action="store_true", help="rsl-rl empirical normalisation (run 1 used it)")
+    g = parser.add_argument_group("run settings (saved in the run's settings.json at its first chunk; later "
+                                  "chunks, --export and --probe reuse the saved ones)")
+    g.add_argument("--envs", type=int, default=d.num_envs)
+    g.add_argument("--hidden", type=int, nargs="+", default=list(d.hidden_dims))
+    g.add_argument("--normalize-obs", action="store_true", help="rsl-rl empirical observation normalisation")
+    g.add_argument("--lr", type=float, default=d.learning_rate)
+    g.add_argument("--schedule", choices=("adaptive", "fixed"), default=d.schedule)
+    g.add_argument("--desired-kl", type=float, default=d.desired_kl)
+    g.add_argument("--epochs", type=int, default=d.num_learning_epochs)
+    g.add_argument("--minibatches", type=int, default=d.num_mini_batches)
+    g.add_argument("--commands", choices=sorted(COMMAND_PRESETS), default=d.commands)
+    g.add_argument("--terrains", nargs="+", choices=TERRAIN_KINDS, default=list(d.terrains))
     parser.add_argument("--export", action="store_true", help="export policies and critic instead of training")
     parser.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="export folder")
-    parser.add_argument("--probe", action="store_true", help="test the newest checkpoint walking at 0.5 m/s on flat")
+    parser.add_argument("--probe", action="store_true", help="test a checkpoint walking on flat ground")
+    parser.add_argument("--probe-speed", type=float, default=0.5)
+    parser.add_argument("--probe-iteration", type=int, default=None, help="default: the newest checkpoint")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(args.threads)
+    settings = PPOSettings(
+        num_envs=args.envs, hidden_dims=tuple(args.hidden), obs_normalization=args.normalize_obs,
+        learning_rate=args.lr, schedule=args.schedule, desired_kl=args.desired_kl, num_learning_epochs=args.epochs,
+        num_mini_batches=args.minibatches, commands=args.commands, terrains=tuple(args.terrains))
     if args.export:
-        export(args.run, args.envs, tuple(args.hidden), args.out, args.normalize_obs)
+        export(args.run, settings, args.out)
     elif args.probe:
-        probe(args.run, 16, tuple(args.hidden), args.normalize_obs)
+        probe(args.run, settings, speed=args.probe_speed, iteration=args.probe_iteration)
     else:
-        train(args.run, args.iterations, args.envs, args.seed, tuple(args.hidden), args.normalize_obs)
+        train(args.run, args.iterations, args.seed, settings)
 
 
 if __name__ == "__main__":
