@@ -265,3 +265,31 @@ def test_ppo_settings_are_saved_with_the_run_and_reused(tmp_path):
     assert load_settings(tmp_path, PPOSettings()) == first  # a resumed chunk keeps the run's settings
     cfg = ppo_config(PPOSettings(schedule="fixed", learning_rate=3e-4, num_learning_epochs=3))
     assert cfg["algorithm"]["schedule"] == "fixed" and cfg["algorithm"]["num_learning_epochs"] == 3
+
+
+def test_batched_generator_writes_alg2_episodes(tmp_path):
+    """Plumbing only: stub policies (zero actions) and a zero critic; whole episodes in the dataset format."""
+    from simdist.data.episodes import load_episodes
+    from simdist.data.generate import GenerationConfig
+    from simdist.tasks.quadruped.generate_batched import generate_batched
+
+    class Stub:
+        def __init__(self, name):
+            self.name = name
+
+        def act(self, privileged):
+            return np.zeros((len(privileged), 12))
+
+    class ZeroCritic:
+        def values(self, privileged):
+            return np.zeros(len(privileged))
+
+    cfg = GenerationConfig(noise_on_steps=(1, 3), noise_off_steps=(2, 4), noise_std_range=(3.0, 5.0),
+                           episodes_per_file=2)
+    stats = generate_batched(get_task("foam"), tmp_path / "d", transitions=4 * 150, num_envs=4, cfg=cfg,
+                             policies=[Stub("expert"), Stub("iter_0")], critic=ZeroCritic())
+    info, episodes = load_episodes(tmp_path / "d")
+    assert stats["episodes"] == len(episodes) > 0 and stats["steps"] == sum(len(e) for e in episodes)
+    e = episodes[0]
+    assert e.obs["height"].shape[1:] == (21, 15) and e.command.shape == (len(e), 3) and e.value.shape == (len(e),)
+    assert 0.0 < np.mean(np.concatenate([e.expert for e in episodes])) < 1.0  # noise windows clear the flag

@@ -59,6 +59,11 @@ class PPOCritic:
     def value(self, privileged: np.ndarray) -> float:
         return float(self.module(torch.as_tensor(np.asarray(privileged, np.float32))[None])[0, 0])
 
+    @torch.no_grad()
+    def values(self, privileged: np.ndarray) -> np.ndarray:
+        """(N,) values of a batch of privileged states."""
+        return self.module(torch.as_tensor(np.asarray(privileged, np.float32)))[:, 0].numpy()
+
 
 def expert() -> PPOPolicy:
     its = exported_iterations()
