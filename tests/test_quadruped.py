@@ -293,3 +293,13 @@ def test_batched_generator_writes_alg2_episodes(tmp_path):
     e = episodes[0]
     assert e.obs["height"].shape[1:] == (21, 15) and e.command.shape == (len(e), 3) and e.value.shape == (len(e),)
     assert 0.0 < np.mean(np.concatenate([e.expert for e in episodes])) < 1.0  # noise windows clear the flag
+
+
+def test_training_reward_overrides_reweight_one_term_only():
+    from simdist.tasks.quadruped.rewards import WEIGHTS, reward_weights
+
+    env = QuadrupedBatchEnv(1, TrainingScene(1, curriculum=False, kinds=("flat",)), QuadrupedPhysics(**FIXED),
+                            seed=0, reward_overrides={"gait": 0.5})
+    assert env.reward_weights["gait"] == 0.5 and env.reward_weights["track_lin_vel_xy"] == WEIGHTS["track_lin_vel_xy"]
+    with pytest.raises(KeyError, match="valid terms"):
+        reward_weights({"gaitt": 1.0})

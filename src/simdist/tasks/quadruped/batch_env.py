@@ -26,7 +26,7 @@ import numpy as np
 from simdist.tasks.quadruped import robot
 from simdist.tasks.quadruped.commands import CommandRanges, RandomCommands
 from simdist.tasks.quadruped.physics import QuadrupedPhysics
-from simdist.tasks.quadruped.rewards import RewardInputs, dense_reward, desired_stance, gait_phase
+from simdist.tasks.quadruped.rewards import RewardInputs, dense_reward, desired_stance, gait_phase, reward_weights
 
 PROPRIO_DIM = 35
 SCAN_SHAPE = (21, 15)
@@ -64,9 +64,10 @@ def yaw_of(q: np.ndarray) -> np.ndarray:
 class QuadrupedBatchEnv:
     def __init__(self, num_envs: int, scene, physics: QuadrupedPhysics, seed: int = 0,
                  random_commands: bool = True, auto_reset: bool = True, episode_s: float = EPISODE_S,
-                 command_ranges: CommandRanges = CommandRanges()):
+                 command_ranges: CommandRanges = CommandRanges(), reward_overrides: dict[str, float] | None = None):
         self.num_envs, self.scene, self.physics, self.auto_reset = num_envs, scene, physics, auto_reset
         self.rng = np.random.default_rng(seed)
+        self.reward_weights = reward_weights(reward_overrides)
         self.dt = robot.CONTROL_PERIOD_S
         self.max_steps = int(round(episode_s / self.dt))
         base = mujoco.MjModel.from_xml_string(robot.model_xml(scene.assets_xml, scene.ground_xml))
@@ -226,7 +227,7 @@ class QuadrupedBatchEnv:
             joint_acc=(joint_vel - self.prev_joint_vel) / self.dt, torques=self.torques, action=self.action,
             prev_action=self.prev_action, foot_contact=self.foot_contact(), foot_height=self.foot_heights(),
             phase=self.phase())
-        reward, terms = dense_reward(inputs, self.dt)
+        reward, terms = dense_reward(inputs, self.dt, self.reward_weights)
         self.prev_joint_vel = joint_vel.copy()
         self._accumulate_tracking()
         tilt = np.arccos(np.clip(-self.gravity_body[:, 2], -1.0, 1.0))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +48,7 @@ class PPOSettings:
     init_std: float = 1.0
     commands: str = "paper"  # a key of commands.COMMAND_PRESETS
     terrains: tuple[str, ...] = terrain.TERRAIN_KINDS
+    reward_overrides: dict[str, float] = field(default_factory=dict)  # Table V weights replaced in training
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)
@@ -89,9 +90,10 @@ class QuadrupedVecEnv(VecEnv):
     """
 
     def __init__(self, num_envs: int, seed: int = 0, progress_path: str | Path | None = None, start_iteration: int = 0,
-                 commands: str = "paper", terrains: tuple[str, ...] = terrain.TERRAIN_KINDS):
+                 commands: str = "paper", terrains: tuple[str, ...] = terrain.TERRAIN_KINDS,
+                 reward_overrides: dict[str, float] | None = None):
         self.batch = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, kinds=tuple(terrains)), SIM, seed=seed,
-                                       command_ranges=COMMAND_PRESETS[commands])
+                                       command_ranges=COMMAND_PRESETS[commands], reward_overrides=reward_overrides)
         self.num_envs, self.num_actions = num_envs, 12
         self.max_episode_length = self.batch.max_steps
         self.device = "cpu"

@@ -84,7 +84,16 @@ def reward_terms(x: RewardInputs) -> dict[str, np.ndarray]:
     }
 
 
-def dense_reward(x: RewardInputs, control_period_s: float) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def reward_weights(overrides: dict[str, float] | None = None) -> dict[str, float]:
+    """Table V weights with some replaced (PPO training runs may reweight terms); unknown names raise."""
+    unknown = set(overrides or {}) - set(WEIGHTS)
+    if unknown:
+        raise KeyError(f"unknown reward terms {sorted(unknown)}; valid terms: {list(WEIGHTS)}")
+    return {**WEIGHTS, **(overrides or {})}
+
+
+def dense_reward(x: RewardInputs, control_period_s: float,
+                 weights: dict[str, float] = WEIGHTS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(N,) weighted reward and the weighted, dt-scaled terms (for logging)."""
-    terms = {k: WEIGHTS[k] * v * control_period_s for k, v in reward_terms(x).items()}
+    terms = {k: weights[k] * v * control_period_s for k, v in reward_terms(x).items()}
     return sum(terms.values()), terms

@@ -60,7 +60,8 @@ def make_runner(run: Path, settings: PPOSettings, seed: int, start_iteration: in
     from rsl_rl.runners import OnPolicyRunner
 
     env = QuadrupedVecEnv(num_envs or settings.num_envs, seed=seed, progress_path=run / "progress.jsonl",
-                          start_iteration=start_iteration, commands=settings.commands, terrains=settings.terrains)
+                          start_iteration=start_iteration, commands=settings.commands, terrains=settings.terrains,
+                          reward_overrides=settings.reward_overrides)
     return OnPolicyRunner(env, ppo_config(settings), log_dir=str(run), device="cpu"), env
 
 
@@ -153,6 +154,8 @@ def main(argv: list[str] | None = None) -> None:
     g.add_argument("--minibatches", type=int, default=d.num_mini_batches)
     g.add_argument("--commands", choices=sorted(COMMAND_PRESETS), default=d.commands)
     g.add_argument("--terrains", nargs="+", choices=TERRAIN_KINDS, default=list(d.terrains))
+    g.add_argument("--reward-weight", nargs=2, action="append", metavar=("TERM", "WEIGHT"), default=[],
+                   help="replace a Table V weight in training, e.g. --reward-weight gait 0.5 (repeatable)")
     parser.add_argument("--export", action="store_true", help="export policies and critic instead of training")
     parser.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="export folder")
     parser.add_argument("--probe", action="store_true", help="test a checkpoint walking on flat ground")
@@ -164,7 +167,8 @@ def main(argv: list[str] | None = None) -> None:
     settings = PPOSettings(
         num_envs=args.envs, hidden_dims=tuple(args.hidden), obs_normalization=args.normalize_obs,
         learning_rate=args.lr, schedule=args.schedule, desired_kl=args.desired_kl, num_learning_epochs=args.epochs,
-        num_mini_batches=args.minibatches, commands=args.commands, terrains=tuple(args.terrains))
+        num_mini_batches=args.minibatches, commands=args.commands, terrains=tuple(args.terrains),
+        reward_overrides={k: float(v) for k, v in args.reward_weight})
     if args.export:
         export(args.run, settings, args.out)
     elif args.probe:
