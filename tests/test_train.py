@@ -81,7 +81,7 @@ def test_finetune_can_unfreeze_the_value_for_ablations(pretrained, pendulum_data
     finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
     changed = {k.split(".")[0] for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
-    assert changed == {"dynamics"}  # the value term has weight 0 in the default finetune loss
+    assert changed == {"dynamics", "value"}  # labels unused (value weight 0); the value learns from its TD term
     with pytest.raises(KeyError, match="valid groups"):
         finetune(pretrained, pendulum_data, tmp_path / "x", FinetuneConfig(steps=1, trainable=("brain",)),
                  device=torch.device("cpu"), progress=False)

@@ -1,8 +1,11 @@
-"""Table I simulation ablations: pretrain a variant of the world model and evaluate its planner in `sim`.
+"""Ablations behind `simdist ablate`: Table I (simulation) and Fig. 10 (real-world unfreezing).
 
-Variants change one thing each: the share of simulation data, expert-only data of the same volume, per-step
-MLP reward/value heads, or an added observation-reconstruction loss. (The paper's real-world unfreezing
-ablations are `simdist finetune --trainable dynamics,encoder` etc.)
+Table I variants pretrain a variant of the world model and evaluate its planner in `sim`; each changes one
+thing: the share of simulation data, expert-only data of the same volume, per-step MLP reward/value heads, or an
+added observation-reconstruction loss.
+Fig. 10 variants (`trainable` set) pretrain nothing: from one checkpoint (the `simdist` variant's model, or a
+given run) they run the adaptation rounds of `simdist adapt` with a different set of finetuned parameter groups,
+next to the default dynamics-only finetune (finetune_ablations.py).
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from simdist.checkpoint import load_model
-from simdist.config import ModelConfig, TrainConfig, mppi_preset
+from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, mppi_preset
 from simdist.data.episodes import Episode, create_dataset, load_episodes, write_episodes
 from simdist.eval.rollout import rollout
+from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
 from simdist.train import pretrain
 
@@ -32,6 +36,8 @@ class Ablation:
     expert_only: bool = False
     head_type: str = "transformer"
     reconstruction: bool = False
+    # Fig. 10: parameter groups finetuned on real data (empty: a Table I pretraining ablation)
+    trainable: tuple[str, ...] = ()
 
 
 ABLATIONS = {
@@ -41,7 +47,11 @@ ABLATIONS = {
     "expert-only": Ablation(expert_only=True),
     "mlp-heads": Ablation(head_type="mlp"),
     "reconstruction": Ablation(reconstruction=True),
+    "dynamics-only": Ablation(trainable=("dynamics",)),  # the default finetune: the Fig. 10 reference
+    "unfreeze-encoder": Ablation(trainable=("dynamics", "encoder")),
+    "unfreeze-value": Ablation(trainable=("dynamics", "value")),  # value trained on a TD target (value_td.py)
 }
+REFERENCE = "dynamics-only"
 
 
 def _subset(episodes: list[Episode], ablation: Ablation, seed: int) -> list[Episode]:
@@ -57,25 +67,36 @@ def _subset(episodes: list[Episode], ablation: Ablation, seed: int) -> list[Epis
     return chosen
 
 
+def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, model_cfg: ModelConfig,
+                        train_cfg: TrainConfig, seed: int, progress: bool) -> tuple[Path, Path]:
+    """Pretrain (or reuse) a Table I variant; returns its (sim data, model) directories."""
+    ab = ABLATIONS[name]
+    data_dir, model_dir = out / name / "sim_data", out / name / "model"
+    if not (data_dir / "dataset.json").exists():
+        create_dataset(data_dir, info)
+        write_episodes(data_dir, _subset(episodes, ab, seed), name="subset")
+    cfg = replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction)
+    loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
+    if not (model_dir / "done").exists():
+        pretrain(data_dir, model_dir, cfg, replace(train_cfg, loss=loss), progress=progress)
+        (model_dir / "done").write_text("ok\n")
+    return data_dir, model_dir
+
+
 def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
-                  train_cfg: TrainConfig, mppi_name: str, trials: int, seed: int = 0, progress: bool = True) -> dict:
+                  train_cfg: TrainConfig, mppi_name: str, trials: int, seed: int = 0, progress: bool = True, *,
+                  checkpoint: str | Path | None = None, finetune_cfg: FinetuneConfig | None = None, rounds: int = 2,
+                  episodes_per_round: int = 20, seeds: int = 1) -> dict:
+    """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
+    the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`."""
     unknown = sorted(set(names) - set(ABLATIONS))
     if unknown:
         raise KeyError(f"unknown ablation(s) {unknown}; valid ablations: {list(ABLATIONS)}")
     out = Path(out)
     info, episodes = load_episodes(sim_data)
     results = {}
-    for name in names:
-        ab = ABLATIONS[name]
-        data_dir, model_dir = out / name / "sim_data", out / name / "model"
-        if not (data_dir / "dataset.json").exists():
-            create_dataset(data_dir, info)
-            write_episodes(data_dir, _subset(episodes, ab, seed), name="subset")
-        cfg = replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction)
-        loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
-        if not (model_dir / "done").exists():
-            pretrain(data_dir, model_dir, cfg, replace(train_cfg, loss=loss), progress=progress)
-            (model_dir / "done").write_text("ok\n")
+    for name in (n for n in names if not ABLATIONS[n].trainable):
+        data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress)
         model = load_model(model_dir)
         per_grid = {}
         for grid in task.grids:
@@ -85,11 +106,23 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         results[name] = {"success_rate": float(np.mean(list(per_grid.values()))), "grids": per_grid,
                          "steps": sum(len(e) for e in load_episodes(data_dir)[1])}
         log.info("ablation %s: sim success %.2f", name, results[name]["success_rate"])
-    summary = {"task": task.spec.name, "ablations": results}
-    (out / "ablations.json").write_text(json.dumps(summary, indent=2))
-    lines = ["| variant | sim steps | sim success |", "|---|---|---|"]
-    lines += [f"| {n} | {r['steps']} | {r['success_rate']:.2f} |" for n, r in results.items()]
-    (out / "ablations.md").write_text("\n".join(lines) + "\n")
+    summary: dict = {"task": task.spec.name, "ablations": results}
+    if results:
+        (out / "ablations.json").write_text(json.dumps(summary, indent=2))
+        lines = ["| variant | sim steps | sim success |", "|---|---|---|"]
+        lines += [f"| {n} | {r['steps']} | {r['success_rate']:.2f} |" for n, r in results.items()]
+        (out / "ablations.md").write_text("\n".join(lines) + "\n")
+    finetune_names = [n for n in names if ABLATIONS[n].trainable]
+    if finetune_names:
+        if checkpoint is None:  # the Table I baseline model
+            checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress)[1]
+        variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
+        ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
+                                    mppi_preset(mppi_name), rounds, episodes_per_round,
+                                    list(range(seed, seed + seeds)), sim_data=sim_data, progress=progress)
+        summary["finetune_ablations"] = ft
+        (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
+        (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
     return summary
 
 

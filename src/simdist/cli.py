@@ -144,15 +144,22 @@ def cmd_run(args) -> dict:
 
 def cmd_ablate(args) -> dict:
     from simdist.ablations import ABLATIONS, run_ablations
-    from simdist.config import model_preset, replace, train_preset
+    from simdist.config import finetune_preset, model_preset, replace, train_preset
 
     train_cfg = train_preset(args.preset)
     if args.steps:
         train_cfg = replace(train_cfg, steps=args.steps, warmup_steps=min(train_cfg.warmup_steps, args.steps // 10),
                             decay_steps=args.steps)
+    ft = finetune_preset(args.preset)
+    if args.finetune_steps:
+        ft = replace(ft, steps=args.finetune_steps, warmup_steps=min(ft.warmup_steps, args.finetune_steps // 10))
+    if args.sim_replay is not None:
+        ft = replace(ft, sim_replay_fraction=args.sim_replay)
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
     return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
-                         args.mppi or args.preset, args.trials, args.seed, progress=not args.quiet)
+                         args.mppi or args.preset, args.trials, args.seed, progress=not args.quiet,
+                         checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
+                         episodes_per_round=args.episodes_per_round, seeds=args.seeds)
 
 
 def cmd_bench(args) -> dict:
@@ -246,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     from simdist.baselines.run import add_compare_commands
 
     add_compare_commands(sub)
-    sp = add("ablate", cmd_ablate, "Table I ablations: pretrain each variant and evaluate its planner in sim")
+    sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "
+             "unfreezing ablations (adaptation rounds in real with other finetuned parameter groups)")
     sp.add_argument("task")
     sp.add_argument("--sim-data", required=True)
     sp.add_argument("--out", required=True)
@@ -256,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--steps", type=int, help="pretraining steps per variant")
     sp.add_argument("--trials", type=int, default=20)
     sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--checkpoint", help="Fig. 10 variants: pretrained model to adapt (default: the simdist variant's)")
+    sp.add_argument("--rounds", type=int, default=2, help="Fig. 10 variants: finetuning rounds (as simdist adapt)")
+    sp.add_argument("--episodes-per-round", type=int, default=20, help="Fig. 10 variants: real episodes per round")
+    sp.add_argument("--finetune-steps", type=int, help="Fig. 10 variants: override the finetune preset's steps")
+    sp.add_argument("--seeds", type=int, default=1, help="Fig. 10 variants: adaptation seeds --seed … --seed+N-1")
+    sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")

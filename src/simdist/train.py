@@ -22,6 +22,7 @@ from simdist.config import FinetuneConfig, LossConfig, ModelConfig, TrainConfig
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
+from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,9 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           steps: int, batch_size: int, lr: float, lr_end: float, warmup: int, decay_steps: int,
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
-          replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False) -> TrainResult:
+          replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
+          extra_loss=None) -> TrainResult:
+    """`extra_loss(batch) -> (weighted loss, name, unweighted float)` adds a term to every training step."""
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
@@ -120,6 +123,10 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
             loss, train_logs = world_model_loss(model, batch, weights)
+            if extra_loss is not None:
+                term, name, value = extra_loss(batch)
+                loss = loss + term
+                train_logs = {**train_logs, name: value, "total": train_logs["total"] + float(term.detach())}
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if grad_clip:
@@ -177,11 +184,12 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
 
 def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
              device: torch.device | None = None, progress: bool = True,
-             sim_data: str | Path | None = None) -> TrainResult:
+             sim_data: str | Path | None = None, value_td: ValueTDConfig = ValueTDConfig()) -> TrainResult:
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
-    Real data need no reward, value or expert labels.
+    Real data need no reward, value or expert labels. When "value" is trainable (the Fig. 10 ablation), the
+    value head is trained on a TD target bootstrapped from a frozen copy of itself (model/value_td.py).
     """
     device = device or default_device()
     torch.manual_seed(cfg.seed)
@@ -198,8 +206,16 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
+    extra_loss = None
+    if "value" in cfg.trainable and value_td.weight:
+        target_value = value_target_network(model)  # the pretrained value, before any update
+        extra["value_td"] = asdict(value_td)
+
+        def extra_loss(batch: dict) -> tuple[torch.Tensor, str, float]:
+            term = value_td_loss(model, target_value, batch, value_td.discount)
+            return value_td.weight * term, "value_td", float(term.detach())
     return _loop(model, params, data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                  lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
                  val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, weights=cfg.loss,
                  grad_clip=None, extra=extra, progress=progress, replay=replay,
-                 replay_fraction=cfg.sim_replay_fraction)
+                 replay_fraction=cfg.sim_replay_fraction, extra_loss=extra_loss)
