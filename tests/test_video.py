@@ -57,7 +57,7 @@ def test_records_pendulum_frames(tmp_path):
     res = video.record_episode(task, env, PrivilegedAgent(task.expert(), env), (0.8, 0.5), tmp_path / "p.gif", SMALL)
     assert res.error is None and res.path is not None
     assert res.frames == 11  # the reset frame + one per 0.1 s control step for 1 s
-    assert res.robot_seconds == pytest.approx(1.0)
+    assert res.robot_seconds == pytest.approx(1.0) and res.episode_success is None  # cut before the 4 s episode
     with Image.open(res.path) as gif:
         assert gif.size == (80, 60) and gif.n_frames > 1
         assert gif.info["duration"] >= 100  # real time: one control period per frame (equal frames merge)
@@ -67,6 +67,20 @@ def test_records_pendulum_frames(tmp_path):
         last = np.asarray(gif.convert("RGB"))
     assert first.std() > 0 and np.abs(first.astype(int) - last).sum() > 0  # a scene, and the pole moved
     assert (tmp_path / "p.gif").stat().st_size < 100_000
+
+
+def test_whole_episode_clip_reports_the_task_outcome(tmp_path):
+    _backend_or_skip()
+    from simdist.eval.rollout import rollout
+
+    task = get_task("pendulum")
+    for ic in [(0.8, 0.5), (-0.3, 0.0)]:  # with these seeds the expert succeeds in one, fails in the other
+        env = task.make_env("real", seed=0)
+        res = video.record_episode(task, env, PrivilegedAgent(task.expert(), env), ic, tmp_path / "w.gif",
+                                   replace(SMALL, max_seconds=10.0))
+        env = task.make_env("real", seed=0)
+        ref = rollout(task, env, PrivilegedAgent(task.expert(), env), [ic], seed=0).metrics[0]
+        assert res.robot_seconds == pytest.approx(4.0) and res.episode_success is bool(ref["success"])
 
 
 def test_run_videos_in_report_and_reused_on_rerun(tmp_path, pretrained):
@@ -128,7 +142,7 @@ def test_no_video_report_says_so(tmp_path):
 
 
 def test_video_result_json_roundtrip(tmp_path):
-    res = video.VideoResult("sim", "videos/a.gif", frames=3, robot_seconds=0.2, solved_in_clip=True, backend="egl")
+    res = video.VideoResult("sim", "videos/a.gif", frames=3, robot_seconds=0.2, episode_success=True, backend="egl")
     path = tmp_path / "a.json"
     path.write_text(json.dumps(video.asdict(res)))
     assert video.VideoResult(**json.loads(path.read_text())) == res

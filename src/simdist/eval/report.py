@@ -86,6 +86,12 @@ def _outcome_scatter(out: Path, results: dict) -> str | None:
     return name
 
 
+def _video_outcome(v: dict) -> str:
+    if v.get("episode_success") is None:
+        return f"the clip ends before the episode ({v.get('robot_seconds', 0.0):.1f} s filmed)"
+    return f"episode {'succeeded' if v['episode_success'] else 'failed'} ({v.get('robot_seconds', 0.0):.1f} s)"
+
+
 def _video_lines(videos: list[dict] | None, seconds: float | None) -> list[str]:
     lines = ["## Rollout videos", ""]
     if videos is None:
@@ -93,12 +99,10 @@ def _video_lines(videos: list[dict] | None, seconds: float | None) -> list[str]:
     limit = f"at most {seconds:g} s" if seconds else "a short part"
     lines += [f"One extra episode per evaluation stage from the grid's first evaluation initial condition, filmed "
               f"for {limit} of robot time; it is not part of any dataset or success rate.", "",
-              "| stage | video | in the clip |", "|---|---|---|"]
+              "| stage | video | outcome |", "|---|---|---|"]
     for v in videos:
         if v.get("path"):
-            outcome = "solved" if v.get("solved_in_clip") else "not solved"
-            lines.append(f"| {v['label']} | ![{v['label']}]({v['path']}) | {outcome} "
-                         f"({v.get('robot_seconds', 0.0):.1f} s filmed) |")
+            lines.append(f"| {v['label']} | ![{v['label']}]({v['path']}) | {_video_outcome(v)} |")
         else:
             lines.append(f"| {v['label']} | video unavailable: {v.get('error') or 'unknown reason'} | |")
     return lines + [""]
@@ -109,7 +113,7 @@ def _video_html(videos: list[dict] | None) -> str:
     for v in videos or []:
         label = html.escape(v["label"])
         if v.get("path"):
-            caption = f"{label}: {'solved' if v.get('solved_in_clip') else 'not solved'} in the clip"
+            caption = f"{label}: {html.escape(_video_outcome(v))}"
             parts.append(f'<figure style="display:inline-block;margin:4px"><img src="{html.escape(v["path"])}" '
                          f'alt="{label}"><figcaption>{caption}</figcaption></figure>')
         else:

@@ -55,7 +55,7 @@ class VideoResult:
     error: str | None = None  # why there is no video
     frames: int = 0
     robot_seconds: float = 0.0
-    solved_in_clip: bool = False  # info["success"] at some step of the filmed part
+    episode_success: bool | None = None  # the task's episode metric; None when the clip ends before the episode
     backend: str | None = None
 
 
@@ -228,7 +228,7 @@ def record_episode(task, env, agent, initial_condition, path: str | Path, config
     max_steps = min(task.spec.episode_steps, int(round(config.max_seconds / period)))
     obs, info = env.reset(seed=seed, options={"initial_condition": initial_condition})
     agent.reset()
-    solved, steps, frames, renderer = bool(info.get("success", False)), 0, [], None
+    infos, ended, steps, frames, renderer = [], False, 0, [], None
 
     def unavailable(err: Exception) -> VideoResult:
         log.warning("video unavailable (%s): %s", backend, err)
@@ -246,7 +246,8 @@ def record_episode(task, env, agent, initial_condition, path: str | Path, config
     try:
         for steps in range(1, max_steps + 1):
             obs, _, terminated, truncated, info = env.step(np.asarray(agent.act(obs), np.float32))
-            solved = solved or bool(info.get("success", False))
+            infos.append(info)
+            ended = terminated or truncated or steps >= task.spec.episode_steps
             if steps % stride == 0 or terminated or truncated or steps == max_steps:
                 try:
                     frames.append(renderer.render(*scene_of(env)))
@@ -264,7 +265,8 @@ def record_episode(task, env, agent, initial_condition, path: str | Path, config
     except Exception as err:  # noqa: BLE001
         return unavailable(err)
     log.info("wrote %s (%d frames, %.1f s of robot time)", gif, len(frames), steps * period)
-    return VideoResult(label, str(gif), frames=len(frames), robot_seconds=steps * period, solved_in_clip=solved,
+    success = bool(task.episode_metrics(infos).get("success", 0.0)) if ended else None
+    return VideoResult(label, str(gif), frames=len(frames), robot_seconds=steps * period, episode_success=success,
                        backend=backend)
 
 
