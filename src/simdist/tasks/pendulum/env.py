@@ -101,7 +101,7 @@ class PendulumEnv(gym.Env):
         cam = mujoco.MjvCamera()
         cam.type = mujoco.mjtCamera.mjCAMERA_FREE
         cam.lookat[:] = (0.0, 0.0, 1.0)
-        cam.distance, cam.azimuth, cam.elevation = 1.4, 90.0, 0.0
+        cam.distance, cam.azimuth, cam.elevation = 1.6, 90.0, 0.0
         return self.model, self.data, cam
 
     def oracle_privileged_state(self) -> np.ndarray:
