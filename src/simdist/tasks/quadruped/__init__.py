@@ -89,7 +89,7 @@ class QuadrupedCourseTask:
 
         run, done = Path(out_dir), ppo_run.checkpoints(Path(out_dir))
         remaining = (budget or EXPERT_ITERATIONS) - (max(done) + 1 if done else 0)
-        common = ["--run", str(run), "--threads", str(torch.get_num_threads())]
+        common = ["--run", str(run), "--threads", str(torch.get_num_threads()), *ppo_run.CPU_RECIPE_ARGS]
         if remaining > 0:
             ppo_run.main(common + ["--iterations", str(remaining)])
         ppo_run.main(common + ["--export", "--out", str(experts.CHECKPOINT_DIR)])
