@@ -92,7 +92,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     for j in range(cfg.rounds + 1):
         model_dir = _round_model(out, j, pretrained, bool(cfg.initial_data))
         if model_dir != Path(pretrained) and not (model_dir / "done").exists():
-            log.info("round %d: finetuning the dynamics on all real data so far", j)
+            log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
             finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, sim_data=sim_data)
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)
