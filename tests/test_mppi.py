@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.config import MPPIConfig, model_preset
+from simdist.config import MPPIConfig, model_preset, replace
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
@@ -99,3 +99,46 @@ def test_agent_rejects_malformed_observations():
         agent.act({"proprio": np.array([0.0, np.nan])})
     action = agent.act({"proprio": np.zeros(2)})
     assert action.shape == (2,) and np.isfinite(action).all()
+
+
+def test_compiled_planner_matches_reference():
+    """MPPIConfig.compile changes how an iteration is computed, not what: same returns, plan and action."""
+    spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1, action_low=(-1.0, -1.0), action_high=(1.0, 1.0))
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), spec).eval()
+    cfg = MPPIConfig(samples=24, policy_samples=8, iterations=2, elites=8)
+    ref, fast = MPPIPlanner(model, cfg), MPPIPlanner(model, replace(cfg, compile=True))
+    assert ref.compile_s == 0.0 and fast.compile_s > 0.0  # compiled at construction
+    H = model.cfg.history
+
+    def same_plans():
+        obs = {"proprio": torch.randn(1, 3)}
+        ctx = model.planning_context(obs, torch.randn(1, H, 3), torch.randn(1, H, 2), torch.randn(1, 1))
+        a, b = ref.plan(ctx), fast.plan(ctx)
+        torch.testing.assert_close(b.mean, a.mean, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(b.action, a.action, rtol=1e-4, atol=1e-4)
+        assert b.best_return == pytest.approx(a.best_return, rel=1e-5, abs=1e-5) and a.fallback == b.fallback
+
+    same_plans()
+    same_plans()  # warm start from the previous plan
+    with torch.no_grad():  # the weights are read at each call (finetuning is seen), not baked into the graph
+        model.reward.out.bias += 1.0
+    same_plans()
+
+
+@pytest.mark.parametrize("candidates", [64, 1000])  # 320 shared queries: transposed path; 5000: fused kernel
+def test_fast_attention_paths_match_explicit_reference(monkeypatch, candidates):
+    """The planner's shared-context cross-attention (transposed on CPU, or the fused kernel for many queries)
+    gives the returns of the explicit-matmul reference path."""
+    from simdist.model import layers
+
+    spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1)
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), spec).eval()
+    H, T = model.cfg.history, model.cfg.horizon
+    ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 2),
+                                 torch.randn(1, 1))
+    actions = torch.randn(candidates, T, 2)
+    fast = model.plan_returns_n(ctx, actions, 0.99)
+    monkeypatch.setattr(layers, "FUSED_MIN_QUERIES", 10**9)  # explicit matmuls everywhere
+    torch.testing.assert_close(fast, model.plan_returns_n(ctx, actions, 0.99), rtol=1e-5, atol=1e-5)

@@ -10,9 +10,9 @@ import statistics
 import time
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
+from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
-from simdist.config import LossConfig, model_preset, mppi_preset, train_preset
+from simdist.config import LossConfig, model_preset, mppi_preset, replace, train_preset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
@@ -68,6 +68,22 @@ def _random_batch(model: WorldModel, batch: int) -> dict:
     return _to(b, device)
 
 
+def _cpu_sdpa_flops(query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
+    """The CPU fused attention kernel is missing from torch's FLOP registry; count it as the GPU kernels are
+    (q kᵀ and p v, 4·B·H·N·M·d, masked entries included, as the explicit path computes them)."""
+    return sdpa_flop_count(query_shape, key_shape, value_shape)
+
+
+# FLOPs the counter would otherwise miss (the planner's shared cross-attention runs through this kernel on CPU).
+FLOP_FORMULAS = {torch.ops.aten._scaled_dot_product_flash_attention_for_cpu: _cpu_sdpa_flops}
+
+
+def count_gflop(fn) -> float:
+    with FlopCounterMode(display=False, custom_mapping=FLOP_FORMULAS) as counter:
+        fn()
+    return counter.get_total_flops() / 1e9
+
+
 def matmul_peak_gflops(device: torch.device, n: int = 1024, repeats: int = 20) -> float:
     """fp32 GEMM throughput on this machine, measured now (the roofline for achieved_gflops)."""
     n = 8192 if device.type == "cuda" else n
@@ -90,27 +106,31 @@ def machine() -> dict:
             "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
 
 
-def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str = "cpu") -> dict:
-    """Latency of one full control step (encode + context + MPPI iterations) at batch 1."""
+def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str = "cpu",
+               compile: bool | None = None) -> dict:
+    """Latency of one full control step (encode + context + MPPI iterations) at batch 1. FLOPs are counted
+    on the eager path (the compiled one does the same arithmetic). `compile` overrides the preset's
+    MPPIConfig.compile; when on, compile_s is the planner's one-off warm-up at construction (torch.compile,
+    or a cache load when inductor's on-disk cache has the graphs)."""
     dev = torch.device(device)
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval().requires_grad_(False).to(dev)
     cfg = mppi_preset(mppi_name)
-    planner = MPPIPlanner(model, cfg)
+    cfg = cfg if compile is None else replace(cfg, compile=compile)
     b = _random_batch(model, 1)
     command = b["commands"][:, 0] if model.spec.command_dim else None
 
-    def step():
+    def step_with(planner: MPPIPlanner):
         ctx = model.planning_context(b["obs"], b["hist_proprio"], b["hist_action"], command)
         return planner.plan(ctx)
 
-    with FlopCounterMode(display=False) as counter:
-        step()
+    gflop = count_gflop(lambda: step_with(MPPIPlanner(model, replace(cfg, compile=False))))
+    planner = MPPIPlanner(model, cfg)  # compiles here with cfg.compile
     with torch.inference_mode():
-        times = [t * 1e3 for t in _time_s(step, repeats, warmup=3, device=dev)]
+        times = [t * 1e3 for t in _time_s(lambda: step_with(planner), repeats, warmup=3, device=dev)]
     median = statistics.median(times)
-    gflop = counter.get_total_flops() / 1e9
     return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
             "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "horizon": model.cfg.horizon,
+            "compile": cfg.compile, "compile_s": planner.compile_s,
             "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
             "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),
             "peak_gflops": matmul_peak_gflops(dev), **machine()}
