@@ -27,8 +27,8 @@ class MLP(nn.Sequential):
 
 
 # Queries per (batch, head) from which the fused CPU kernel is used. The planner's shared-context cross-attention
-# sends all N·T candidate queries to one context (paper-quadruped: 8 heads × 1800 queries × 51 keys): there the
-# fused kernel took 0.72 ms against 2.3 ms for explicit matmuls, whose head-dim-8 matmuls and 51-wide softmax
+# sends all N·T candidate queries to one context (quadruped-cpu: 8 heads × 1800 queries × 51 keys): there the
+# fused kernel took 0.72–0.85 ms against 2.3 ms for explicit matmuls, whose head-dim-8 matmuls and 51-wide softmax
 # are memory-bound. Per-sample attention (≤ 25 queries) is faster explicit (docs/benchmarks.md).
 FUSED_MIN_QUERIES = 256
 # Up to this many shared-context queries (quadruped-cpu: 72 × 25, paper-manipulation: 350 × 5) the CPU planner's
@@ -112,7 +112,6 @@ class CrossAttention(nn.Module):
         if shared:
             y = y.reshape(b, n, d)
         return self.out(y)
-
 
     def _shared_transposed(self, x: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """The same attention with the B·N queries as the *last* axis: qᵀ = W_q xᵀ, sᵀ = k qᵀ (H, S, B·N),
