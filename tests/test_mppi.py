@@ -8,7 +8,7 @@ import torch
 from simdist.config import MPPIConfig, model_preset, replace
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.agent import MPPIAgent
-from simdist.planning.mppi import MPPIPlanner
+from simdist.planning.mppi import MPPIPlanner, refit
 
 SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), action_high=(3.0, 3.0))
 
@@ -106,7 +106,7 @@ def test_compiled_planner_matches_reference():
     spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1, action_low=(-1.0, -1.0), action_high=(1.0, 1.0))
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), spec).eval()
-    cfg = MPPIConfig(samples=24, policy_samples=8, iterations=2, elites=8)
+    cfg = MPPIConfig(samples=56, policy_samples=8, iterations=2, elites=8)  # 64·5 queries: transposed attention
     ref, fast = MPPIPlanner(model, cfg), MPPIPlanner(model, replace(cfg, compile=True))
     assert ref.compile_s == 0.0 and fast.compile_s > 0.0  # compiled at construction
     H = model.cfg.history
@@ -142,3 +142,19 @@ def test_fast_attention_paths_match_explicit_reference(monkeypatch, candidates):
     fast = model.plan_returns_n(ctx, actions, 0.99)
     monkeypatch.setattr(layers, "FUSED_MIN_QUERIES", 10**9)  # explicit matmuls everywhere
     torch.testing.assert_close(fast, model.plan_returns_n(ctx, actions, 0.99), rtol=1e-5, atol=1e-5)
+
+
+def test_refit_gives_non_finite_returns_zero_weight_like_leaving_them_out():
+    """The graph-friendly refit (weight 0 for non-finite elites) equals fitting the finite elites alone."""
+    torch.manual_seed(0)
+    cfg = MPPIConfig(samples=12, policy_samples=0, elites=6, temperature=0.7)
+    candidates, returns = torch.randn(12, 5, 2), torch.randn(12)
+    returns[[1, 4, 7, 8, 9, 10, 11]] = torch.tensor([float("nan"), float("inf"), -float("inf")] + [float("nan")] * 4)
+    mean, std, best = refit(candidates, returns, cfg)
+    finite = torch.isfinite(returns)
+    order = returns[finite].argsort(descending=True)
+    r, elites = returns[finite][order], candidates[finite][order]
+    w = torch.softmax(cfg.temperature * r, 0)[:, None, None]
+    torch.testing.assert_close(mean, (w * elites).sum(0))
+    torch.testing.assert_close(std, ((w * (elites - mean) ** 2).sum(0)).sqrt().clamp(cfg.min_std, cfg.max_std))
+    assert best == r[0]

@@ -193,7 +193,7 @@ def _call_compiled(fn, *args):
     except RuntimeError as err:
         if "skip_guard_eval_unsafe" not in str(err):
             raise
-        log.debug("MPPI: compiling the scoring function for new inputs")
+        log.debug("MPPI: compiling the planner iteration for new inputs")
         return fn(*args)
 
 
