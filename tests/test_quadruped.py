@@ -303,3 +303,22 @@ def test_training_reward_overrides_reweight_one_term_only():
     assert env.reward_weights["gait"] == 0.5 and env.reward_weights["track_lin_vel_xy"] == WEIGHTS["track_lin_vel_xy"]
     with pytest.raises(KeyError, match="valid terms"):
         reward_weights({"gaitt": 1.0})
+
+
+def test_exported_expert_walks_the_foam_course_in_sim():
+    """The committed expert (checkpoints/) crosses the sim foam course at 0.7 m/s; its critic and checkpoints load."""
+    if not experts.exported_iterations():
+        pytest.skip("no exported expert")
+    task = get_task("foam")
+    policy, critic = task.expert(), task.critic()
+    assert len(task.suboptimal_policies()) >= 2
+    env = task.make_env("sim", seed=0)
+    obs, info = env.reset(seed=0, options={"initial_condition": {"speed": 0.7}})
+    for _ in range(400):  # 8 s: the course takes about 5.3 s at this speed
+        action = policy.act(info["privileged"])
+        assert action.shape == (12,) and np.isfinite(action).all()
+        obs, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+    assert info["success"] and not info["fell"]
+    assert np.isfinite(critic.value(info["privileged"]))

@@ -81,7 +81,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
 
     assign(np.arange(num_envs))
     buffer: list[Episode] = []
-    steps_done, episodes_done, files = 0, 0, 0
+    steps_done, episodes_done, files, written = 0, 0, 0, 0
     t0 = time.perf_counter()
     while steps_done < transitions and (max_seconds is None or time.perf_counter() - t0 < max_seconds):
         state = env.privileged()
@@ -119,6 +119,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
                 expert=np.asarray(r.expert, bool), success=not fell, source_policy=policies[which[i]].name,
                 metrics=metrics))
             episodes_done += 1
+            written += len(r.action)
         if len(done):
             env.reset(done)
             assign(done)
@@ -131,9 +132,10 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
     wall = time.perf_counter() - t0
     stats = dataset_statistics(out)
-    stats.update(wall_s=wall, num_envs=num_envs, steps_simulated=steps_done,
-                 transitions_per_s=stats["steps"] / wall, simulated_steps_per_s=steps_done / wall,
-                 note="unfinished episodes at the stop are dropped; transitions_per_s counts written steps")
+    stats.update(wall_s=wall, num_envs=num_envs, steps_simulated=steps_done, steps_written_this_run=written,
+                 transitions_per_s=written / wall, simulated_steps_per_s=steps_done / wall,
+                 note="steps/episodes count the whole dataset; the rates count this run only (unfinished episodes "
+                      "at the stop are dropped)")
     Path(out, "stats.json").write_text(json.dumps(stats, indent=2))
     return stats
 
