@@ -111,3 +111,13 @@ def test_config_errors_list_valid_names():
         model_preset("huge")
     with pytest.raises(ValueError, match="divisible"):
         ModelConfig(latent_dim=30)
+
+
+def test_every_model_preset_has_training_and_finetuning_presets():
+    from simdist.config import finetune_preset, train_preset
+
+    for name in MODEL_PRESETS:  # `--preset NAME` must work for pretrain, finetune and adapt alike
+        assert train_preset(name).steps > 0 and finetune_preset(name).trainable == ("dynamics",)
+    assert model_preset("quadruped-cpu").horizon == model_preset("paper-quadruped").horizon == 25
+    with pytest.raises(KeyError, match="valid presets"):
+        model_preset("nope")

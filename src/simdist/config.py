@@ -152,6 +152,14 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
         policy=AttentionStack(2, 2), proprio_hidden=(64,), latent_hidden=(64,),
         cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0,
     ),
+    # The `cpu` widths with the quadruped's 25-step history and horizon (0.5 s): a 5-step horizon cannot see a fall
+    # coming, and the planner then trades stability for tracking reward (docs/results.md, Slippery Slope).
+    "quadruped-cpu": lambda: ModelConfig(
+        latent_dim=32, history=25, horizon=25, ffn_dim=64,
+        dynamics=AttentionStack(2, 2), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
+        policy=AttentionStack(2, 2), proprio_hidden=(64,), latent_hidden=(64,),
+        cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0,
+    ),
     "paper-manipulation": lambda: ModelConfig(
         latent_dim=64, history=5, horizon=5, ffn_dim=256,
         dynamics=AttentionStack(3, 4), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
@@ -167,6 +175,8 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
 
 TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
     "cpu": lambda: TrainConfig(steps=3000, batch_size=64, lr=1e-3, lr_end=2e-4, warmup_steps=200),
+    "quadruped-cpu": lambda: TrainConfig(steps=6000, batch_size=128, lr=1e-3, lr_end=2e-4, warmup_steps=300,
+                                         val_fraction=0.01, val_every=2000, checkpoint_every=2000),
     "paper-manipulation": lambda: TrainConfig(steps=200_000, batch_size=256, warmup_steps=10_000,
                                               decay_steps=400_000, val_fraction=0.002, val_every=5000,
                                               checkpoint_every=10_000),
@@ -180,6 +190,8 @@ FINETUNE_PRESETS: dict[str, Callable[[], FinetuneConfig]] = {
     # response to actions (success 0.8 → 0.1); half-batch sim replay kept it (0.8 → 0.9). See docs/results.md.
     "cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
                                   sim_replay_fraction=0.5),
+    "quadruped-cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
+                                            sim_replay_fraction=0.5),
     # Authors: batch 32, 2k warmup, 100 epochs over the real data.
     "paper-manipulation": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
     "paper-quadruped": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
