@@ -49,3 +49,13 @@ def test_quadruped_train_expert_resumes_to_budget_then_exports(tmp_path, monkeyp
     calls.clear()
     get_task("slippery-slope").train_expert(run, budget=100)  # budget reached: export only
     assert len(calls) == 1 and "--export" in calls[0]
+
+
+def test_pipeline_picks_the_quadruped_presets_for_command_tasks():
+    from simdist.pipeline import _model_preset_for
+    from simdist.tasks import get_task
+
+    assert _model_preset_for(get_task("slippery-slope"), "cpu") == "quadruped-cpu"
+    assert _model_preset_for(get_task("foam"), "paper") == "paper-quadruped"
+    assert _model_preset_for(get_task("peg-insertion"), "cpu") == "cpu"
+    assert _model_preset_for(get_task("peg-insertion"), "paper") == "paper-manipulation"

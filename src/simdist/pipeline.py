@@ -46,9 +46,11 @@ PIPELINE_PRESETS = {
 
 
 def _model_preset_for(task, preset: str) -> str:
+    """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
+    legged = bool(task.spec.command_dim)
     if preset == "cpu":
-        return "cpu"
-    return "paper-quadruped" if task.spec.command_dim else "paper-manipulation"
+        return "quadruped-cpu" if legged else "cpu"
+    return "paper-quadruped" if legged else "paper-manipulation"
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
