@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
 from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, generation_preset
@@ -46,7 +47,7 @@ class _Recorder:
 
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
-                     policies: list | None = None, critic=None) -> dict:
+                     policies: list | None = None, critic=None, progress: bool = True) -> dict:
     """Generate about ``transitions`` steps (whole episodes; stops early after ``max_seconds``) into ``out``.
 
     ``policies`` (expert first, then the sub-optimal ones) and ``critic`` default to the task's exported ones.
@@ -83,6 +84,8 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
     buffer: list[Episode] = []
     steps_done, episodes_done, files, written = 0, 0, 0, 0
     t0 = time.perf_counter()
+    bar = tqdm(total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)",
+               disable=not progress)
     while steps_done < transitions and (max_seconds is None or time.perf_counter() - t0 < max_seconds):
         state = env.privileged()
         obs = env.observations()
@@ -107,6 +110,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         for i in range(num_envs):
             rec[i].reward.append(reward[i])
         steps_done += num_envs
+        bar.update(num_envs)
         done = np.flatnonzero(terminated | truncated)
         for i in done:
             r, fell = rec[i], bool(terminated[i])
@@ -128,6 +132,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
             files, buffer = files + 1, []
             log.info("%d episodes, %d steps recorded (incl. unfinished), %.0f steps/s", episodes_done, steps_done,
                      steps_done / (time.perf_counter() - t0))
+    bar.close()
     if buffer:
         write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
     wall = time.perf_counter() - t0
