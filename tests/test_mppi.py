@@ -50,6 +50,21 @@ def test_mppi_reaches_linear_quadratic_optimum():
     np.testing.assert_allclose(result.mean[:, 1].numpy(), optimum, atol=0.1)
 
 
+def test_prior_weight_pulls_the_plan_towards_the_base_policy():
+    """R = -Σ(a - 1)² minus the prior penalty w·mean((a - a_BC)²): with w = T·A the optimum is (1 + a_BC) / 2,
+    halfway to the BC chunk; with w = 0 it is the unregularised optimum 1."""
+    model = model_with_returns(lambda a: -((a - 1.0) ** 2).sum((1, 2)))
+    T, A = model.cfg.horizon, 2
+    cfg = MPPIConfig(samples=512, policy_samples=0, iterations=20, elites=64, temperature=0.5, init_std=1.0,
+                     min_std=0.01, warm_start=False)
+    for weight, pull in ((0.0, 0.0), (float(T * A), 0.5)):
+        planner = MPPIPlanner(model, replace(cfg, prior_weight=weight))
+        ctx = context(model)
+        bc = planner._clip(planner._policy_chunk(ctx)[0])
+        expected = (1 - pull) * 1.0 + pull * bc
+        np.testing.assert_allclose(planner.plan(ctx).mean.numpy(), expected.numpy(), atol=0.08)
+
+
 def test_action_bounds_are_enforced():
     target = 10.0  # optimum far outside the bounds
     model = model_with_returns(lambda a: -((a - target) ** 2).sum((1, 2)))
@@ -106,7 +121,8 @@ def test_compiled_planner_matches_reference():
     spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1, action_low=(-1.0, -1.0), action_high=(1.0, 1.0))
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), spec).eval()
-    cfg = MPPIConfig(samples=56, policy_samples=8, iterations=2, elites=8)  # 64·5 queries: transposed attention
+    # 64·5 queries: transposed attention; a prior penalty so that it is part of the compiled graph too
+    cfg = MPPIConfig(samples=56, policy_samples=8, iterations=2, elites=8, prior_weight=0.5)
     ref, fast = MPPIPlanner(model, cfg), MPPIPlanner(model, replace(cfg, compile=True))
     assert ref.compile_s == 0.0 and fast.compile_s > 0.0  # compiled at construction
     H = model.cfg.history

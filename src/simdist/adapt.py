@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 class AdaptConfig:
     rounds: int = 2  # J finetuning rounds (J + 1 evaluation points)
     episodes_per_round: int = 20  # M
-    grid: str = "default"
+    grid: str = "default"  # or "all": the M episodes of a round are split evenly over the task's grids
     seed: int = 0
     initial_data: str | None = None  # optional offline real episodes or demonstrations (Alg. 1, line 1)
 
@@ -53,6 +53,29 @@ def initial_condition_to_json(ic):
     if isinstance(ic, (list, tuple, np.ndarray)):
         return [initial_condition_to_json(v) for v in ic]
     return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
+
+
+def round_initial_conditions(task, grid: str, n: int, seed: int) -> tuple[list, list[str]]:
+    """The fixed initial conditions of every round and the grid each belongs to. `grid="all"` splits the n
+    episodes evenly over the task's grids (the quadruped's 5 trials × 3 speeds is n = 15)."""
+    if grid != "all":
+        return task.initial_conditions(grid, n, seed=seed), [grid] * n
+    grids = list(task.grids)
+    if n % len(grids):
+        raise ValueError(f"--episodes-per-round {n} does not split evenly over the {len(grids)} grids {grids}")
+    ics, labels = [], []
+    for g in grids:
+        ics += task.initial_conditions(g, n // len(grids), seed=seed)
+        labels += [g] * (n // len(grids))
+    return ics, labels
+
+
+def _by_grid(labels: list[str], metrics: list[dict]) -> dict[str, dict[str, float]]:
+    out = {}
+    for g in dict.fromkeys(labels):
+        rows = [m for m, lab in zip(metrics, labels) if lab == g]
+        out[g] = {k: float(np.mean([m[k] for m in rows])) for k in rows[0]}
+    return out
 
 
 def _round_model(out: Path, j: int, pretrained: str | Path, has_initial_data: bool) -> Path:
@@ -84,7 +107,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     (out / "adapt_config.json").write_text(json.dumps({"adapt": asdict(cfg), "mppi": asdict(mppi),
                                                        "finetune": asdict(ft), "pretrained": str(pretrained)}, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
-    ics = task.initial_conditions(cfg.grid, cfg.episodes_per_round, seed=cfg.seed)
+    ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     pretrained_model = ckpt.load_model(pretrained)
     if cfg.initial_data:
         _import_initial_data(cfg.initial_data, data_dir)
@@ -109,6 +132,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
             "successes": [bool(m.get("success", 0.0)) for m in metrics],
         }
+        if cfg.grid == "all":
+            row["metrics_by_grid"] = _by_grid(grid_labels, metrics)
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()

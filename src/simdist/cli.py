@@ -125,7 +125,7 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
-    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.preset), ft,
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.mppi or args.preset), ft,
                  physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
 
 
@@ -232,8 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rounds", type=int, default=2)
     sp.add_argument("--episodes-per-round", type=int, default=20)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--grid", default="default")
+    sp.add_argument("--grid", default="default", help="evaluation grid, or all: M episodes split over every grid")
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
+    sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
     sp.add_argument("--finetune-steps", type=int)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")

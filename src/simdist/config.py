@@ -133,6 +133,9 @@ class MPPIConfig:
     min_std: float = 0.05
     max_std: float = 2.0
     policy_noise_std: float = 0.1
+    # Penalty on leaving the BC chunk: R - prior_weight * mean((a - a_BC)^2) over the horizon, in normalised action
+    # units. 0 is the paper's planner; > 0 keeps the planner where the model was trained (docs/results.md).
+    prior_weight: float = 0.0
     discount: float = 0.99
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0

@@ -140,7 +140,16 @@ class MPPIPlanner:
         """One MPPI iteration (eager): sample around (mean, std) and the base policy, score, refit."""
         prior = policy_chunk + self.cfg.policy_noise_std * policy_noise
         candidates = self._clip(torch.cat((mean + std * noise, prior)))
-        return refit(candidates, self._returns(ctx, candidates), self.cfg)
+        returns = self._returns(ctx, candidates) - prior_penalty(candidates, policy_chunk, self.cfg)
+        return refit(candidates, returns, self.cfg)
+
+
+def prior_penalty(candidates: torch.Tensor, policy_chunk: torch.Tensor, cfg: MPPIConfig) -> torch.Tensor | float:
+    """prior_weight · mean squared distance (normalised units) of each candidate to the BC chunk: a Gaussian
+    log-prior around the base policy, so that the planner departs from it only for a predicted gain."""
+    if cfg.prior_weight == 0.0:
+        return 0.0
+    return cfg.prior_weight * ((candidates - policy_chunk) ** 2).mean(dim=(1, 2))
 
 
 def refit(candidates: torch.Tensor, returns: torch.Tensor, cfg: MPPIConfig):
@@ -206,7 +215,8 @@ def _compiled_heads(planner: MPPIPlanner):
     def iterate(z, dynamics_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
         ctx = PlanningContext(z, dynamics_kv, [], command_n)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
-        return refit(candidates, WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount), cfg)
+        returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount)
+        return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(policy_kv, command_n):
         return WorldModel.plan_policy_n(model, PlanningContext(None, [], policy_kv, command_n))
