@@ -52,10 +52,10 @@ def test_quadruped_train_expert_resumes_to_budget_then_exports(tmp_path, monkeyp
 
 
 def test_pipeline_picks_the_quadruped_presets_for_command_tasks():
-    from simdist.pipeline import _model_preset_for
+    from simdist.pipeline import model_preset_for
     from simdist.tasks import get_task
 
-    assert _model_preset_for(get_task("slippery-slope"), "cpu") == "quadruped-cpu"
-    assert _model_preset_for(get_task("foam"), "paper") == "paper-quadruped"
-    assert _model_preset_for(get_task("peg-insertion"), "cpu") == "cpu"
-    assert _model_preset_for(get_task("peg-insertion"), "paper") == "paper-manipulation"
+    assert model_preset_for(get_task("slippery-slope"), "cpu") == "quadruped-cpu"
+    assert model_preset_for(get_task("foam"), "paper") == "paper-quadruped"
+    assert model_preset_for(get_task("peg-insertion"), "cpu") == "cpu"
+    assert model_preset_for(get_task("peg-insertion"), "paper") == "paper-manipulation"

@@ -207,9 +207,10 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
     "paper-quadruped": lambda: MPPIConfig(samples=450, policy_samples=22, iterations=8, elites=64,
                                           temperature=0.25, init_std=2.0, policy_noise_std=0.05),
     # Sized for 50 Hz on 2 CPU cores with the paper-quadruped model: the warm start carries the previous
-    # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md).
+    # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md). The prior penalty
+    # stops the planner exploiting the small model (sim success 0.03 -> 0.50 over 3 speeds, docs/results.md).
     "quadruped-cpu": lambda: MPPIConfig(samples=64, policy_samples=8, iterations=2, elites=16,
-                                        temperature=0.25, init_std=2.0, policy_noise_std=0.05),
+                                        temperature=0.25, init_std=2.0, policy_noise_std=0.05, prior_weight=2.0),
     # The same planner compiled: a one-off compile when the agent is built, then 14-16 ms instead of 19-21 ms plans.
     "quadruped-cpu-compiled": lambda: replace(mppi_preset("quadruped-cpu"), compile=True),
 }

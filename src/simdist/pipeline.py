@@ -45,7 +45,7 @@ PIPELINE_PRESETS = {
 }
 
 
-def _model_preset_for(task, preset: str) -> str:
+def model_preset_for(task, preset: str) -> str:
     """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
     legged = bool(task.spec.command_dim)
     if preset == "cpu":
@@ -73,7 +73,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     out.mkdir(parents=True, exist_ok=True)
     if train_expert:
         _train_expert(task, out / "expert", expert_budget)
-    model_name = _model_preset_for(task, preset)
+    model_name = model_preset_for(task, preset)
     (out / "pipeline.json").write_text(json.dumps({"task": task_name, "preset": preset, **asdict(cfg)}, indent=2))
 
     sim_data = out / "sim_data"

@@ -64,8 +64,10 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
     """`n` teleoperated demonstrations in the real domain (the privileged expert stands in for the human)."""
     if n <= 0:
         return []
+    from simdist.adapt import round_initial_conditions
+
     env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
-    ics = task.initial_conditions(grid, n, seed=seed + DEMO_SEED_OFFSET)
+    ics, _ = round_initial_conditions(task, grid, n, seed=seed + DEMO_SEED_OFFSET)
     res = rollout(task, env, PrivilegedAgent(task.expert(), env, seed=seed), ics, seed=seed + DEMO_SEED_OFFSET,
                   source="demonstration")
     if out is not None:
@@ -136,18 +138,21 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         from simdist.adapt import AdaptConfig
         from simdist.baselines.simdist_bc import run_simdist_bc
         from simdist.config import finetune_preset, mppi_preset
+        from simdist.pipeline import model_preset_for
 
         if checkpoint is None:
             raise ValueError("simdist_bc needs a pretrained SimDist checkpoint (checkpoint=...)")
-        name = "cpu" if preset == "cpu" else f"paper-{setting}"
+        name = model_preset_for(task, preset)
         cfg = AdaptConfig(rounds=rounds - 1, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
         result = {**meta, **run_simdist_bc(task, checkpoint, out, demo_eps, cfg, mppi_preset(name),
                                            finetune_preset(name), progress)}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
 
+    from simdist.adapt import round_initial_conditions
+
     env = task.make_env("real", seed=seed)
-    ics = task.initial_conditions(grid, episodes_per_round, seed=seed)
+    ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
     sim_obs = stacked_obs(sim_eps)
 
     if method in OFFLINE_METHODS:
@@ -312,7 +317,7 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--budget", type=int, default=40, help="real episodes per run (demonstrations excluded)")
     sp.add_argument("--episodes-per-update", type=int, default=1)
     sp.add_argument("--episodes-per-round", type=int, default=20, help="evaluation point every M episodes")
-    sp.add_argument("--grid", default="default")
+    sp.add_argument("--grid", default="default", help="evaluation grid, or all: each round split over every grid")
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
     sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist_bc; quadruped learned reward)")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
