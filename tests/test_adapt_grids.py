@@ -24,3 +24,20 @@ def test_uneven_split_is_refused_with_the_grids_named():
 def test_metrics_are_averaged_per_grid():
     out = _by_grid(["a", "b", "a"], [{"success": 1.0}, {"success": 0.0}, {"success": 0.0}])
     assert out == {"a": {"success": 0.5}, "b": {"success": 0.0}}
+
+
+def test_report_shows_progress_and_per_grid_results(tmp_path):
+    from simdist.eval.report import write_report
+
+    def row(j, success, progress):
+        by_grid = {"0.1": {"success": success, "progress_m": progress}, "0.5": {"success": 0.0, "progress_m": 0.4}}
+        return {"round": j, "real_minutes": 1.0 + j, "success_rate": success / 2, "successes": [True, False],
+                "initial_conditions": [{"speed": 0.1}, {"speed": 0.5}], "metrics": {"progress_m": progress},
+                "metrics_by_grid": by_grid}
+
+    summary = {"task": "foam", "preset": "cpu", "zero_shot_success": 0.0, "final_success": 0.5, "real_minutes": 2.0,
+               "sim_success": {"0.1": 0.5}, "sim_dataset": {"episodes": 2}}
+    write_report(tmp_path, summary, {"all": {"rounds": [row(0, 0.0, 0.3), row(1, 1.0, 1.7)]}})
+    md = (tmp_path / "report.md").read_text()
+    assert "| 1 | 2.0 | 0.50 | 1.70 m |" in md and "0.1: 1.00 / 1.70 m, 0.5: 0.00 / 0.40 m" in md
+    assert (tmp_path / "learning_curve.png").stat().st_size > 0

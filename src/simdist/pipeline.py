@@ -33,8 +33,11 @@ class PipelineConfig:
     workers: int
     pretrain_steps: int | None  # None: the preset's
     rounds: int
-    episodes_per_round: int
+    episodes_per_round: int  # per grid, for tasks adapted one grid at a time (manipulation)
     sim_eval_trials: int
+    # Command-conditioned (legged) tasks adapt one model over every speed at once, as the paper's quadruped:
+    # each round is `legged_trials_per_grid` trials at each speed.
+    legged_trials_per_grid: int = 5
 
 
 PIPELINE_PRESETS = {
@@ -104,8 +107,10 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     sim_eval = json.loads(sim_eval_path.read_text())
 
     results = {}
-    for grid in task.grids:
-        adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=cfg.episodes_per_round, grid=grid)
+    legged = bool(task.spec.command_dim)
+    for grid in ("all",) if legged else task.grids:
+        n = cfg.legged_trials_per_grid * len(task.grids) if legged else cfg.episodes_per_round
+        adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=n, grid=grid)
         results[grid] = adapt(task, model_dir, out / f"adapt_{grid}", adapt_cfg, mppi_preset(model_name),
                               finetune_preset(model_name), progress=progress, sim_data=sim_data)
     summary = {
@@ -119,7 +124,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     videos = None
     if video:
         grid = task.grids[0]
-        videos = record_run_videos(task, out, model_dir, out / f"adapt_{grid}", cfg.rounds, grid,
+        videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grid,
                                    mppi_preset(model_name), VideoConfig())
     write_report(out, summary, results, videos, VideoConfig().max_seconds)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))

@@ -13,19 +13,29 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def _progress(r: dict) -> float | None:
+    return r.get("metrics", {}).get("progress_m")
+
+
 def _learning_curve(out: Path, results: dict) -> str:
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    """Success (and, for tasks that report it, forward progress: the quadruped's metric) vs real minutes."""
+    with_progress = any(_progress(r) is not None for res in results.values() for r in res["rounds"])
+    fig, axes = plt.subplots(1, 2 if with_progress else 1, figsize=(9 if with_progress else 5, 3.2), squeeze=False)
     for grid, res in results.items():
         xs = [r["real_minutes"] for r in res["rounds"]]
-        ys = [r["success_rate"] for r in res["rounds"]]
         # x = real minutes *before* each evaluation (the rollouts of round j are counted after it)
         before = [0.0] + xs[:-1]
-        ax.plot(before, ys, marker="o", label=grid)
-    ax.set_xlabel("real robot minutes used for finetuning")
-    ax.set_ylabel("success rate")
-    ax.set_ylim(-0.05, 1.05)
-    ax.grid(alpha=0.3)
-    ax.legend()
+        axes[0][0].plot(before, [r["success_rate"] for r in res["rounds"]], marker="o", label=grid)
+        if with_progress:
+            axes[0][1].plot(before, [_progress(r) or 0.0 for r in res["rounds"]], marker="o", label=grid)
+    axes[0][0].set_ylabel("success rate")
+    axes[0][0].set_ylim(-0.05, 1.05)
+    if with_progress:
+        axes[0][1].set_ylabel("mean forward progress (m)")
+    for ax in axes[0]:
+        ax.set_xlabel("real robot minutes used for finetuning")
+        ax.grid(alpha=0.3)
+        ax.legend()
     fig.tight_layout()
     name = "learning_curve.png"
     fig.savefig(out / name, dpi=120)
@@ -138,15 +148,21 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
              f"- simulation dataset: {summary['sim_dataset']}", ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "",
-                  "| round | real minutes so far | success | successes per robot minute | held-out latent error, mean over k=1..T (pretrained → finetuned) |",
-                  "|---|---|---|---|---|"]
+                  "| round | real minutes so far | success | progress | successes per robot minute | held-out latent "
+                  "error, mean over k=1..T (pretrained → finetuned) | per grid: success / progress |",
+                  "|---|---|---|---|---|---|---|"]
         for r in res["rounds"]:
             err = ""
             if "latent_error_finetuned" in r:
                 pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
                 err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
             throughput = f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""
-            lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {throughput} | {err} |")
+            progress = f"{_progress(r):.2f} m" if _progress(r) is not None else ""
+            by_grid = ", ".join(f"{g}: {m.get('success', 0.0):.2f}" + (f" / {m['progress_m']:.2f} m" if "progress_m" in m
+                                                                      else "")
+                                for g, m in r.get("metrics_by_grid", {}).items())
+            lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {progress} | "
+                         f"{throughput} | {err} | {by_grid} |")
         lines.append("")
     lines += [f"![learning curve]({curve})", ""]
     if latent:
