@@ -120,7 +120,7 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
     command = b["commands"][:, 0] if model.spec.command_dim else None
 
     def step_with(planner: MPPIPlanner):
-        ctx = planner.context(b["obs"], b["hist_proprio"], b["hist_action"], command)
+        ctx = model.planning_context(b["obs"], b["hist_proprio"], b["hist_action"], command)
         return planner.plan(ctx)
 
     gflop = count_gflop(lambda: step_with(MPPIPlanner(model, replace(cfg, compile=False))))

@@ -64,7 +64,7 @@ class MPPIAgent(_HistoryAgent):
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         obs_t, hist_p, hist_a, command = self._tensors(obs)
-        ctx = self.planner.context(obs_t, hist_p, hist_a, command)
+        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         self.last_plan = self.planner.plan(ctx)
         action = self.last_plan.action.cpu().numpy()
         self._record(obs, action)

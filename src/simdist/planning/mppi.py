@@ -11,7 +11,7 @@ the action bounds. Warm start: the previous mean shifted one step (the authors' 
 A non-finite return is never an elite; if no return is finite, the plan falls back to the base policy.
 
 With `MPPIConfig.compile` one iteration (sampling from the given noise, clipping, `WorldModel.plan_returns_n`,
-the elite refit), the base-policy head and the state encoding (`MPPIPlanner.context`) run through `torch.compile` (static shapes; the random numbers are
+the elite refit) and the base-policy head run through `torch.compile` (static shapes; the random numbers are
 still drawn eagerly from the planner's generator, so the plan is the eager one up to float rounding, see
 tests/test_mppi.py). The planner compiles when it is built (`compile_s`), so an MPPIAgent's first control
 step is not late.
@@ -61,10 +61,10 @@ class MPPIPlanner:
         self.prev_mean: torch.Tensor | None = None
         if cfg.retain_heap:
             retain_heap()
-        self._iterate = self._policy = self._context = None
+        self._iterate = self._policy = None
         self.compile_s = 0.0  # one-off cost of `compile`, paid here so that the first control step is not late
         if cfg.compile:
-            self._iterate, self._policy, self._context = _compiled_heads(self)
+            self._iterate, self._policy = _compiled_heads(self)
             self.compile_s = self.warmup()
 
     @torch.no_grad()
@@ -78,7 +78,7 @@ class MPPIPlanner:
         zeros = lambda *s: torch.zeros(1, *s, device=self.device)
         obs = {name: zeros(*shape) for name, shape in spec.obs_shapes.items()}
         command = zeros(spec.command_dim) if spec.command_dim else None
-        ctx = self.context(obs, zeros(H, spec.obs_shapes[PROPRIO][0]), zeros(H, self.A), command)
+        ctx = self.model.planning_context(obs, zeros(H, spec.obs_shapes[PROPRIO][0]), zeros(H, self.A), command)
         policy_chunk = self._clip(self._policy(ctx.policy_kv, ctx.command_n)[0])
         std = torch.full((self.T, self.A), self.cfg.init_std, device=self.device)
         noise = [torch.zeros(n, self.T, self.A, device=self.device)
@@ -87,15 +87,6 @@ class MPPIPlanner:
         seconds = time.perf_counter() - t0
         log.info("MPPI: compiled the planner iteration in %.1f s", seconds)
         return seconds
-
-    @torch.no_grad()
-    def context(self, obs: dict[str, torch.Tensor], hist_proprio: torch.Tensor, hist_action: torch.Tensor,
-                command: torch.Tensor | None = None) -> PlanningContext:
-        """`WorldModel.planning_context` (batch 1, raw units), compiled with the planner under `compile`."""
-        if self._context is None:
-            return self.model.planning_context(obs, hist_proprio, hist_action, command)
-        z, dynamics_kv, policy_kv, command_n = _call_compiled(self._context, obs, hist_proprio, hist_action, command)
-        return PlanningContext(z, dynamics_kv, policy_kv, command_n)
 
     def _returns(self, ctx: PlanningContext, candidates: torch.Tensor) -> torch.Tensor:
         return self.model.plan_returns_n(ctx, candidates, self.cfg.discount)
@@ -216,8 +207,8 @@ def _call_compiled(fn, *args):
 
 
 def _compiled_heads(planner: MPPIPlanner):
-    """torch.compile'd (iteration, policy, context) functions of plain tensors: sampling around (mean, std) from
-    the given noise, clipping, scoring and the elite refit in one graph; the batch-1 state encoding in another. Bound to the planner's model; its weights
+    """torch.compile'd (iteration, policy) functions of plain tensors: sampling around (mean, std) from the
+    given noise, clipping, scoring and the elite refit in one graph. Bound to the planner's model; its weights
     stay graph inputs (finetuning is seen), a new shape or dtype recompiles."""
     model, cfg, clip = planner.model, planner.cfg, planner._clip
 
@@ -230,8 +221,4 @@ def _compiled_heads(planner: MPPIPlanner):
     def policy(policy_kv, command_n):
         return WorldModel.plan_policy_n(model, PlanningContext(None, [], policy_kv, command_n))
 
-    def context(obs, hist_proprio, hist_action, command):
-        ctx = WorldModel.planning_context(model, obs, hist_proprio, hist_action, command)
-        return ctx.z, ctx.dynamics_kv, ctx.policy_kv, ctx.command_n
-
-    return tuple(torch.compile(fn, dynamic=False) for fn in (iterate, policy, context))
+    return torch.compile(iterate, dynamic=False), torch.compile(policy, dynamic=False)
