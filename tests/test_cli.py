@@ -22,8 +22,9 @@ def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
     assert set(ex) >= {"success_rate", "mean_time_s"}
     adapt = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
                      "--episodes-per-round", "2", "--out", str(tmp_path / "adapt"), "--finetune-steps", "5",
-                     "--sim-data", str(pendulum_data), "--json", "--quiet")
+                     "--sim-data", str(pendulum_data), "--prior-weight", "0.5", "--json", "--quiet")
     assert set(adapt) >= {"zero_shot_success", "final_success", "real_minutes"}
+    assert json.loads((tmp_path / "adapt" / "adapt_config.json").read_text())["mppi"]["prior_weight"] == 0.5
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     # a rerun resumes: nothing is collected or trained again
     again = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
@@ -31,6 +32,7 @@ def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
                      "--sim-data", str(pendulum_data), "--json", "--quiet")
     assert again["rounds"][1]["successes"] == adapt["rounds"][1]["successes"]
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
+    assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 
 
 def test_generate_command(tmp_path, capsys):

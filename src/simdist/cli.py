@@ -78,15 +78,26 @@ def cmd_finetune(args) -> dict:
             "train_loss": result.train_loss, "val_loss": result.val_loss}
 
 
+def _mppi(name: str, prior_weight: float | None):
+    """The named MPPI preset, with `--prior-weight` applied when given."""
+    from simdist.config import mppi_preset, replace
+
+    cfg = mppi_preset(name)
+    if prior_weight is not None:
+        if prior_weight < 0:
+            raise ValueError(f"--prior-weight must be >= 0, got {prior_weight}")
+        cfg = replace(cfg, prior_weight=prior_weight)
+    return cfg
+
+
 def cmd_evaluate(args) -> dict:
     from simdist.checkpoint import load_model
-    from simdist.config import mppi_preset
     from simdist.eval.rollout import rollout
     from simdist.planning.agent import MPPIAgent, PolicyAgent
 
     task = _task(args.task)
     model = load_model(args.checkpoint)
-    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, mppi_preset(args.mppi))
+    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, _mppi(args.mppi, args.prior_weight))
     grids = task.grids if args.grid == "all" else (args.grid,)
     out: dict = {"task": task.spec.name, "domain": args.domain, "checkpoint": str(args.checkpoint), "grids": {}}
     for grid in grids:
@@ -116,7 +127,7 @@ def cmd_expert_eval(args) -> dict:
 
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import finetune_preset, mppi_preset, replace
+    from simdist.config import finetune_preset, replace
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
@@ -125,7 +136,7 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
-    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi_preset(args.mppi or args.preset), ft,
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, _mppi(args.mppi or args.preset, args.prior_weight), ft,
                  physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
 
 
@@ -213,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--trials", type=int, default=20)
         sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
         sp.add_argument("--mppi", default="cpu", help="MPPI preset")
+        sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
         sp.add_argument("--seed", type=int, default=0)
         sp.add_argument("--physics", help="JSON/YAML physics override file")
     expert = sub.add_parser("expert", help="privileged expert commands").add_subparsers(dest="expert_cmd", required=True)
@@ -235,6 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--grid", default="default", help="evaluation grid, or all: M episodes split over every grid")
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
+    sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
     sp.add_argument("--finetune-steps", type=int)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
