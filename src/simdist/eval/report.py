@@ -32,6 +32,7 @@ def _learning_curve(out: Path, results: dict) -> str:
     axes[0][0].set_ylim(-0.05, 1.05)
     if with_progress:
         axes[0][1].set_ylabel("mean forward progress (m)")
+        axes[0][1].set_ylim(bottom=0.0)
     for ax in axes[0]:
         ax.set_xlabel("real robot minutes used for finetuning")
         ax.grid(alpha=0.3)
