@@ -242,6 +242,7 @@ def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
     minutes = [r["real_minutes"] for r in rounds]
     assert minutes == sorted(minutes) and minutes[0] > result["demo_minutes"] > 0
     assert all(0.0 <= r["success_rate"] <= 1.0 for r in rounds)
+    assert all(r["metrics"]["success"] == r["success_rate"] for r in rounds)  # task metrics averaged per round
     assert json.loads((tmp_path / RESULTS_FILE).read_text())["final_success"] == result["final_success"]
     _, real = load_episodes(tmp_path / "real_data")
     assert len(real) == sum(r["episodes"] for r in rounds) and (tmp_path / "checkpoint" / "config.json").exists()
@@ -259,6 +260,18 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
     assert args.json and args.seeds == "2"
     with pytest.raises(KeyError, match="nope"):
         args.fn(args)
+
+
+def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
+    from simdist.eval.report import write_comparison
+
+    summary = {"bc": {"seeds": [0], "success_mean": [0.0], "success_std": [0.0], "real_minutes": [0.4],
+                      "final_success_mean": 0.0, "progress_mean": [0.52]},
+               "iql": {"seeds": [0, 1], "success_mean": [0.0, 0.5], "success_std": [0.0, 0.5],
+                       "real_minutes": [0.4, 0.8], "final_success_mean": 0.5}}
+    md = write_comparison(tmp_path, summary).read_text()
+    assert "| bc | 1 | 0.00 ± 0.00 | 0.4 | 0.00 | 0.52 m |" in md
+    assert "| iql | 2 | 0.00 ± 0.00, 0.50 ± 0.69 | 0.4, 0.8 | 0.50 |  |" in md
 
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):

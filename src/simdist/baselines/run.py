@@ -87,6 +87,11 @@ def _minutes(episodes: list[Episode], period: float) -> float:
     return sum(len(e) for e in episodes) * period / 60.0
 
 
+def _mean_metrics(metrics: list[dict]) -> dict[str, float]:
+    """Each task metric (success, the quadruped's progress_m, ...) averaged over a round's episodes."""
+    return {k: float(np.mean([m.get(k, 0.0) for m in metrics])) for k in sorted({k for m in metrics for k in m})}
+
+
 def _rounds_result(rows: list[dict], extra: dict) -> dict:
     return {**extra, "rounds": rows, "zero_shot_success": rows[0]["success_rate"],
             "final_success": rows[-1]["success_rate"], "real_minutes": rows[-1]["real_minutes"]}
@@ -163,7 +168,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         _write(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
         row = {"round": 0, "episodes": len(ics), "real_minutes": _minutes(res.episodes, period) + meta["demo_minutes"],
                "success_rate": float(np.mean([m.get("success", 0.0) for m in res.metrics])),
-               "successes": [bool(m.get("success", 0.0)) for m in res.metrics]}
+               "successes": [bool(m.get("success", 0.0)) for m in res.metrics], "metrics": _mean_metrics(res.metrics)}
         learner.save(out / "checkpoint")
         result = _rounds_result([row], meta)
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
@@ -194,7 +199,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         rows.append({"round": j, "episodes": len(round_eps),
                      "real_minutes": _minutes(real_eps, period) + meta["demo_minutes"],
                      "success_rate": float(np.mean([m.get("success", 0.0) for m in round_metrics])),
-                     "successes": [bool(m.get("success", 0.0)) for m in round_metrics]})
+                     "successes": [bool(m.get("success", 0.0)) for m in round_metrics],
+                     "metrics": _mean_metrics(round_metrics)})
         log.info("%s round %d: success %.2f after %.1f real minutes", method, j, rows[-1]["success_rate"],
                  rows[-1]["real_minutes"])
     learner.save(out / "checkpoint")
@@ -296,6 +302,9 @@ def cmd_compare(args) -> dict:
                            "real_minutes": np.mean([[r["real_minutes"] for r in run["rounds"]] for run in runs],
                                                    axis=0).tolist(),
                            "final_success_mean": float(curves[:, -1].mean())}
+        if all("progress_m" in r.get("metrics", {}) for run in runs for r in run["rounds"]):  # legged tasks
+            progress = np.array([[r["metrics"]["progress_m"] for r in run["rounds"]] for run in runs])
+            summary[method]["progress_mean"] = progress.mean(0).tolist()
     result = {"task": args.task, "methods": summary, "out": str(out)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
     from simdist.eval.report import write_comparison  # matplotlib only when a comparison is written
