@@ -74,6 +74,16 @@ def test_symmetric_sampling_ratio_holds():
 
 
 # ----------------------------------------------------------------------------------------------- BC
+def test_rl_actor_started_from_bc_keeps_its_mean_and_explores_narrowly():
+    learner = SACLearner(SPEC, SACConfig.preset("cpu", hidden=(16,)))
+    obs = {"proprio": torch.randn(8, 3)}
+    before = learner.actor(obs)[0].clone()
+    learner.actor.set_constant_std(0.05)
+    mean, log_std = learner.actor(obs)
+    torch.testing.assert_close(mean, before)
+    torch.testing.assert_close(log_std, torch.full_like(log_std, float(np.log(0.05))))
+
+
 def test_bc_loss_falls_and_agent_acts():
     rng = np.random.default_rng(0)
     eps = [episode(rng, 20, action=lambda o: np.tanh(o[:, :1]) * 1.5) for _ in range(10)]

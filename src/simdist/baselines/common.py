@@ -50,6 +50,9 @@ class BaselineConfig:
     batch_size: int = 256
     gamma: float = 0.99
     seed: int = 0
+    # Exploration std (unit action range) of an RL actor that starts from the BC policy (the quadruped setting):
+    # BC trains only the mean, and an untrained log-std head explores with std ≈ 1, the whole action range.
+    bc_start_std: float = 0.05
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {"cpu": {}, "paper": {}}
 
@@ -132,6 +135,14 @@ class Actor(nn.Module):
 
     def mode(self, obs: Mapping[str, torch.Tensor]) -> torch.Tensor:
         return torch.tanh(self(obs)[0])
+
+    @torch.no_grad()
+    def set_constant_std(self, std: float) -> None:
+        """Make the log-std output log(std) for every observation (the mean is untouched); training moves it on."""
+        last = [m for m in self.head.modules() if isinstance(m, nn.Linear)][-1]
+        A = last.out_features // 2
+        last.weight[A:].zero_()
+        last.bias[A:] = float(np.log(std))
 
     def sample(self, obs: Mapping[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         """Reparameterised tanh-Normal sample u and its log-probability (summed over dimensions)."""

@@ -233,6 +233,12 @@ class _UniformSampler:
         return self.buffer.sample(batch_size, rng, device)
 
 
+def _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides) -> None:
+    """The RL actor becomes the single-step BC policy, exploring around it with `bc_start_std`."""
+    learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
+    learner.actor.set_constant_std(learner.cfg.bc_start_std)
+
+
 def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset, gamma, seed, overrides):
     """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
     rng = np.random.default_rng(seed)
@@ -243,7 +249,7 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
         learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_obs)
         if setting == "quadruped":  # the paper's quadruped baselines start from the single-step BC policy
-            learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
+            _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
         offline = sim if demo is None else sim.extend(demo)
         learner.pretrain(offline, rng)
         return learner, _UniformSampler(offline), identity
@@ -251,7 +257,7 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
         learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_obs)
         if setting == "quadruped":
-            learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
+            _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
         offline = demo if demo is not None else sim
         return learner, SymmetricSampler(offline, _empty(spec), learner.cfg.offline_ratio), identity
     # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
