@@ -322,3 +322,19 @@ def test_exported_expert_walks_the_foam_course_in_sim():
             break
     assert info["success"] and not info["fell"]
     assert np.isfinite(critic.value(info["privileged"]))
+
+
+def test_an_airborne_body_past_the_finish_line_is_not_a_success():
+    """A replayed RLPD episode threw the robot 1.5 m through the air across the line with saturated actions; reaching
+    the course length counts only with a foot on the ground."""
+    import mujoco
+
+    env = get_task("slippery-slope").make_env("real", seed=0)
+    env.reset(seed=0, options={"initial_condition": {"speed": 0.3}})
+    d = env.batch.datas[0]
+    d.qpos[0] = env.start_x + env.course.length_m + 0.2
+    d.qpos[2] = 1.5  # well above the course
+    mujoco.mj_forward(env.batch.models[0], d)
+    _, _, terminated, truncated, info = env.step(np.zeros(12))
+    assert info["progress_m"] == pytest.approx(env.course.length_m)
+    assert not info["success"] and not terminated and not truncated

@@ -2,8 +2,9 @@
 
 The command comes from the straight-line P-controller (commands.StraightLineCommand) at the trial's target
 speed. ``progress_m`` is the forward distance from the start along the course axis, capped at the course
-length; the trial succeeds when it reaches the course length and ends on success, on a fall (body contact
-or tilt > 60°), or at the time limit 1.5 × length / speed + 3 s.
+length; the trial succeeds when it reaches the course length with a foot on the ground and without falling (a
+body thrown across the line, airborne, is not a walk: a replayed RLPD episode did that with saturated actions),
+and ends on success, on a fall (body contact or tilt > 60°), or at the time limit 1.5 × length / speed + 3 s.
 
 ``sim`` puts ``info["privileged"]`` and ``info["dense_reward"]`` (the Table V reward, also the step reward) in
 ``info``; ``real`` does not, and its reward is 1.0 on the step the course is first completed.
@@ -74,7 +75,9 @@ class QuadrupedCourseEnv(gym.Env):
     def _info(self, fell: bool) -> dict:
         progress = self.progress_m()
         self.best_progress = max(self.best_progress, progress)
-        info = {"success": bool(progress >= self.course.length_m - 1e-9), "progress_m": self.best_progress,
+        finished = progress >= self.course.length_m - 1e-9
+        success = finished and not fell and bool(self.batch.foot_contact()[0].any())
+        info = {"success": success, "progress_m": self.best_progress,
                 "fell": bool(fell), "time_s": self.steps * self.batch.dt}
         if self.domain == "sim":
             info["privileged"] = self.oracle_privileged_state()
