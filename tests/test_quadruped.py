@@ -324,17 +324,35 @@ def test_exported_expert_walks_the_foam_course_in_sim():
     assert np.isfinite(critic.value(info["privileged"]))
 
 
-def test_an_airborne_body_past_the_finish_line_is_not_a_success():
-    """A replayed RLPD episode threw the robot 1.5 m through the air across the line with saturated actions; reaching
-    the course length counts only with a foot on the ground."""
+def _teleport_past_the_finish(env, height_above_ground: float) -> None:
     import mujoco
+
+    d = env.batch.datas[0]
+    d.qpos[0] = env.start_x + env.course.length_m + 0.3
+    d.qpos[2] = float(env.batch.ground_under(d.qpos[None, :2])[0]) + height_above_ground
+    d.qvel[:] = 0.0
+    mujoco.mj_forward(env.batch.models[0], d)
+
+
+def test_finishing_needs_a_foot_on_the_ground_and_the_hold_upright():
+    """A replayed RLPD episode threw the robot 1.5 m through the air across the line with saturated actions. Being
+    past the line counts only from a step with a foot on the ground, and only after standing there FINISH_HOLD_S."""
+    from simdist.tasks.quadruped.course_env import FINISH_HOLD_S
 
     env = get_task("slippery-slope").make_env("real", seed=0)
     env.reset(seed=0, options={"initial_condition": {"speed": 0.3}})
-    d = env.batch.datas[0]
-    d.qpos[0] = env.start_x + env.course.length_m + 0.2
-    d.qpos[2] = 1.5  # well above the course
-    mujoco.mj_forward(env.batch.models[0], d)
+    _teleport_past_the_finish(env, 1.5)  # airborne
     _, _, terminated, truncated, info = env.step(np.zeros(12))
     assert info["progress_m"] == pytest.approx(env.course.length_m)
-    assert not info["success"] and not terminated and not truncated
+    assert not info["success"] and not terminated and not truncated and env.finish_step is None
+
+    env.reset(seed=0, options={"initial_condition": {"speed": 0.3}})
+    _teleport_past_the_finish(env, 0.31)  # standing height
+    hold_steps = int(round(FINISH_HOLD_S / env.batch.dt))
+    successes = []
+    for _ in range(hold_steps + 5):
+        _, _, terminated, truncated, info = env.step(np.zeros(12))
+        successes.append(info["success"])
+        if terminated or truncated:
+            break
+    assert not any(successes[:hold_steps - 1]) and successes[-1] and not info["fell"]

@@ -2,9 +2,10 @@
 
 The command comes from the straight-line P-controller (commands.StraightLineCommand) at the trial's target
 speed. ``progress_m`` is the forward distance from the start along the course axis, capped at the course
-length; the trial succeeds when it reaches the course length with a foot on the ground and without falling (a
-body thrown across the line, airborne, is not a walk: a replayed RLPD episode did that with saturated actions),
-and ends on success, on a fall (body contact or tilt > 60°), or at the time limit 1.5 × length / speed + 3 s.
+length; the trial succeeds once the robot has stood past the finish line (a foot on the ground) for
+``FINISH_HOLD_S`` without falling: a body thrown across the line is not a walk (a replayed RLPD episode with
+saturated actions flew 1.5 m across it and landed on one foot). It ends on success, on a fall (body contact or
+tilt > 60°), or at the time limit 1.5 × length / speed + 3 s (+ the hold).
 
 ``sim`` puts ``info["privileged"]`` and ``info["dense_reward"]`` (the Table V reward, also the step reward) in
 ``info``; ``real`` does not, and its reward is 1.0 on the step the course is first completed.
@@ -23,10 +24,11 @@ from simdist.tasks.quadruped.scenes import Course, CourseScene
 
 TIME_MARGIN_FACTOR = 1.5
 TIME_MARGIN_S = 3.0
+FINISH_HOLD_S = 0.5  # upright past the finish line this long, from the first step with a foot on the ground there
 
 
 def time_limit_s(course: Course, speed: float) -> float:
-    return TIME_MARGIN_FACTOR * course.length_m / speed + TIME_MARGIN_S
+    return TIME_MARGIN_FACTOR * course.length_m / speed + TIME_MARGIN_S + FINISH_HOLD_S
 
 
 class QuadrupedCourseEnv(gym.Env):
@@ -56,6 +58,7 @@ class QuadrupedCourseEnv(gym.Env):
         self.start_x = float(self.batch.qpos[0, 0])
         self.max_steps = int(round(time_limit_s(self.course, speed) / self.batch.dt))
         self.steps, self.solved, self.best_progress = 0, False, 0.0
+        self.finish_step: int | None = None  # first step past the line with a foot on the ground
         self._update_command()
         return self._single(self.batch.observations()), self._info(fell=False)
 
@@ -75,9 +78,8 @@ class QuadrupedCourseEnv(gym.Env):
     def _info(self, fell: bool) -> dict:
         progress = self.progress_m()
         self.best_progress = max(self.best_progress, progress)
-        finished = progress >= self.course.length_m - 1e-9
-        success = finished and not fell and bool(self.batch.foot_contact()[0].any())
-        info = {"success": success, "progress_m": self.best_progress,
+        held = self.finish_step is not None and (self.steps - self.finish_step) * self.batch.dt >= FINISH_HOLD_S - 1e-9
+        info = {"success": bool(held and not fell), "progress_m": self.best_progress,
                 "fell": bool(fell), "time_s": self.steps * self.batch.dt}
         if self.domain == "sim":
             info["privileged"] = self.oracle_privileged_state()
@@ -89,6 +91,9 @@ class QuadrupedCourseEnv(gym.Env):
             raise ValueError(f"action must be 12 finite values, got shape {a.shape}")
         _, reward, terminated, _, _ = self.batch.step(a[None], observe=False, with_privileged=False)
         self.steps += 1
+        past_line = self.progress_m() >= self.course.length_m - 1e-9
+        if self.finish_step is None and past_line and self.batch.foot_contact()[0].any():
+            self.finish_step = self.steps
         self._update_command()
         obs = self._single(self.batch.observations())
         info = self._info(fell=bool(terminated[0]))
