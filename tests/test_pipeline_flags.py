@@ -52,7 +52,7 @@ def test_quadruped_train_expert_resumes_to_budget_then_exports(tmp_path, monkeyp
 
 
 def test_pipeline_picks_the_quadruped_presets_for_command_tasks():
-    from simdist.pipeline import model_preset_for
+    from simdist.config import model_preset_for
     from simdist.tasks import get_task
 
     assert model_preset_for(get_task("slippery-slope"), "cpu") == "quadruped-cpu"

@@ -136,7 +136,8 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
-    return adapt(_task(args.task), args.checkpoint, args.out, cfg, _mppi(args.mppi or args.preset, args.prior_weight), ft,
+    mppi = _mppi(args.mppi or args.preset, args.prior_weight)
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft,
                  physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
 
 

@@ -222,6 +222,14 @@ def _preset(table: dict[str, Callable[[], C]], kind: str, name: str) -> C:
     return table[name]()
 
 
+def model_preset_for(task, preset: str) -> str:
+    """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
+    legged = bool(task.spec.command_dim)
+    if preset == "cpu":
+        return "quadruped-cpu" if legged else "cpu"
+    return "paper-quadruped" if legged else "paper-manipulation"
+
+
 def model_preset(name: str) -> ModelConfig:
     return _preset(MODEL_PRESETS, "model", name)
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simdist.adapt import AdaptConfig, adapt
-from simdist.config import finetune_preset, model_preset, mppi_preset, replace, train_preset
+from simdist.config import finetune_preset, model_preset, model_preset_for, mppi_preset, replace, train_preset
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.video import VideoConfig, record_run_videos
@@ -46,14 +46,6 @@ PIPELINE_PRESETS = {
     "paper": PipelineConfig(episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20,
                             sim_eval_trials=20),
 }
-
-
-def model_preset_for(task, preset: str) -> str:
-    """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
-    legged = bool(task.spec.command_dim)
-    if preset == "cpu":
-        return "quadruped-cpu" if legged else "cpu"
-    return "paper-quadruped" if legged else "paper-manipulation"
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:

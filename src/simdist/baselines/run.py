@@ -142,8 +142,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     if method == "simdist_bc":
         from simdist.adapt import AdaptConfig
         from simdist.baselines.simdist_bc import run_simdist_bc
-        from simdist.config import finetune_preset, mppi_preset
-        from simdist.pipeline import model_preset_for
+        from simdist.config import finetune_preset, model_preset_for, mppi_preset
 
         if checkpoint is None:
             raise ValueError("simdist_bc needs a pretrained SimDist checkpoint (checkpoint=...)")

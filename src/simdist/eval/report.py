@@ -17,6 +17,11 @@ def _progress(r: dict) -> float | None:
     return r.get("metrics", {}).get("progress_m")
 
 
+def _grid_cell(grid: str, m: dict) -> str:
+    progress = f" / {m['progress_m']:.2f} m" if "progress_m" in m else ""
+    return f"{grid}: {m.get('success', 0.0):.2f}{progress}"
+
+
 def _learning_curve(out: Path, results: dict) -> str:
     """Success (and, for tasks that report it, forward progress: the quadruped's metric) vs real minutes."""
     with_progress = any(_progress(r) is not None for res in results.values() for r in res["rounds"])
@@ -159,9 +164,7 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
                 err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
             throughput = f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""
             progress = f"{_progress(r):.2f} m" if _progress(r) is not None else ""
-            by_grid = ", ".join(f"{g}: {m.get('success', 0.0):.2f}" + (f" / {m['progress_m']:.2f} m" if "progress_m" in m
-                                                                      else "")
-                                for g, m in r.get("metrics_by_grid", {}).items())
+            by_grid = ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())
             lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {progress} | "
                          f"{throughput} | {err} | {by_grid} |")
         lines.append("")
