@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from dataclasses import fields
 from pathlib import Path
 
 from simdist.checkpoint import load_model
-from simdist.config import MPPIConfig, mppi_preset, replace
+from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.tasks.registry import get_task
@@ -26,15 +25,10 @@ def parse_variant(text: str, base: MPPIConfig) -> tuple[str, MPPIConfig | None]:
     name, _, spec = text.partition("=")
     if spec == "policy":
         return name, None
-    types = {f.name: f.type for f in fields(MPPIConfig)}
-    overrides = {}
-    for item in filter(None, spec.split(",")):
-        key, _, value = item.partition("=")
-        if key not in types:
-            raise SystemExit(f"unknown MPPIConfig field {key!r}; valid: {sorted(types)}")
-        kind = {"int": int, "float": float, "bool": lambda v: v.lower() in ("1", "true")}[str(types[key])]
-        overrides[key] = kind(value)
-    return name, replace(base, **overrides)
+    try:
+        return name, replace(base, **parse_overrides(MPPIConfig, [i for i in spec.split(",") if i]))
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def main() -> None:

@@ -57,3 +57,14 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     assert set(ab) == {"data-50", "mlp-heads"} and all(0.0 <= r["success_rate"] <= 1.0 for r in ab.values())
     assert ab["data-50"]["steps"] < ab["mlp-heads"]["steps"]  # half the simulation data
     assert (tmp_path / "ab" / "ablations.md").exists()
+
+
+def test_config_overrides_are_typed_and_checked():
+    from simdist.config import MPPIConfig, parse_overrides
+
+    got = parse_overrides(MPPIConfig, ["samples=128", "prior_weight=2.5", "compile=true"])
+    assert got == {"samples": 128, "prior_weight": 2.5, "compile": True}
+    with pytest.raises(ValueError, match="one of .*'samples'"):
+        parse_overrides(MPPIConfig, ["sample=3"])
+    with pytest.raises(ValueError, match="samples is int"):
+        parse_overrides(MPPIConfig, ["samples=many"])

@@ -107,14 +107,14 @@ def machine() -> dict:
 
 
 def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str = "cpu",
-               compile: bool | None = None) -> dict:
+               compile: bool | None = None, overrides: dict | None = None) -> dict:
     """Latency of one full control step (encode + context + MPPI iterations) at batch 1. FLOPs are counted
     on the eager path (the compiled one does the same arithmetic). `compile` overrides the preset's
     MPPIConfig.compile; when on, compile_s is the planner's one-off warm-up at construction (torch.compile,
-    or a cache load when inductor's on-disk cache has the graphs)."""
+    or a cache load when inductor's on-disk cache has the graphs). `overrides` replaces MPPIConfig fields."""
     dev = torch.device(device)
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).eval().requires_grad_(False).to(dev)
-    cfg = mppi_preset(mppi_name)
+    cfg = replace(mppi_preset(mppi_name), **(overrides or {}))
     cfg = cfg if compile is None else replace(cfg, compile=compile)
     b = _random_batch(model, 1)
     command = b["commands"][:, 0] if model.spec.command_dim else None
@@ -129,7 +129,7 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
         times = [t * 1e3 for t in _time_s(lambda: step_with(planner), repeats, warmup=3, device=dev)]
     median = statistics.median(times)
     return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
-            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "horizon": model.cfg.horizon,
+            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "elites": cfg.elites, "horizon": model.cfg.horizon,
             "compile": cfg.compile, "compile_s": planner.compile_s,
             "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
             "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),

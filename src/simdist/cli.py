@@ -178,7 +178,10 @@ def cmd_bench(args) -> dict:
     from simdist import bench
 
     if args.what == "plan":
-        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device)
+        from simdist.config import MPPIConfig, parse_overrides
+
+        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device,
+                                overrides=parse_overrides(MPPIConfig, args.set or []))
     return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp)
 
 
@@ -292,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--repeats", type=int, default=30)
     sp.add_argument("--device", default="cpu", help="cpu or cuda")
     sp.add_argument("--amp", action="store_true", help="bf16 autocast (train)")
+    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                    help="plan: override an MPPIConfig field of the preset (repeatable), e.g. --set samples=128")
     return p
 
 

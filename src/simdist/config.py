@@ -263,7 +263,27 @@ def replace(cfg: C, **changes: Any) -> C:
     return dataclasses.replace(cfg, **changes)
 
 
+def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
+    """`["samples=128", "prior_weight=2"]` → typed field overrides of a flat config dataclass (int, float, bool
+    and str fields), with an error naming the valid fields."""
+    kinds = {"int": int, "float": float, "str": str, "bool": lambda v: {"1": True, "true": True, "0": False,
+                                                                         "false": False}[v.lower()]}
+    types = {f.name: str(f.type) for f in dataclasses.fields(cls) if str(f.type) in kinds}
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key not in types:
+            raise ValueError(f"bad {cls.__name__} override {item!r}: expected FIELD=VALUE with FIELD one of "
+                             f"{sorted(types)}")
+        try:
+            out[key] = kinds[types[key]](value)
+        except (KeyError, ValueError):
+            raise ValueError(f"{cls.__name__}.{key} is {types[key]}; cannot read {value!r}") from None
+    return out
+
+
 __all__ = [
     "AttentionStack", "ModelConfig", "LossConfig", "TrainConfig", "FinetuneConfig", "MPPIConfig",
     "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace",
+    "parse_overrides",
 ]
