@@ -295,6 +295,40 @@ def test_batched_generator_writes_alg2_episodes(tmp_path):
     assert 0.0 < np.mean(np.concatenate([e.expert for e in episodes])) < 1.0  # noise windows clear the flag
 
 
+def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path):
+    """--scene course: the P-controller's command, a speed within the task's trial speeds, the trial time limit."""
+    from simdist.data.episodes import load_episodes
+    from simdist.tasks.quadruped.course_env import time_limit_s
+    from simdist.tasks.quadruped.generate_batched import generate_batched
+
+    class Still:
+        name = "expert"
+
+        def act(self, privileged):
+            return np.zeros((len(privileged), 12))
+
+    class ZeroCritic:
+        def values(self, privileged):
+            return np.zeros(len(privileged))
+
+    from simdist.data.generate import GenerationConfig
+
+    task = get_task("foam")
+    quiet = GenerationConfig(never_noise_prob=1.0)
+    generate_batched(task, tmp_path / "c", transitions=2 * 1400, num_envs=2, cfg=quiet, policies=[Still()],
+                     critic=ZeroCritic(), scene="course", progress=False)
+    _, episodes = load_episodes(tmp_path / "c")
+    assert episodes
+    dt = task.spec.control_period_s
+    shortest, longest = (time_limit_s(task.course, v) for v in (max(task.config.speeds), min(task.config.speeds)))
+    for e in episodes:  # a robot that stands still times out, having made no progress
+        assert not e.success and e.metrics["progress_m"] < 0.3
+        assert shortest - dt <= len(e) * dt <= longest + dt
+        assert e.command[0, 0] == pytest.approx(0.0, abs=1e-6) and e.command[:, 0].max() > 0.1
+    with pytest.raises(ValueError, match="valid scenes"):
+        generate_batched(task, tmp_path / "x", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), scene="moon")
+
+
 def test_training_reward_overrides_reweight_one_term_only():
     from simdist.tasks.quadruped.rewards import WEIGHTS, reward_weights
 

@@ -8,11 +8,14 @@ uniformly chosen sub-optimal checkpoint; Gaussian action noise comes in on/off w
 per-joint std (``NoiseWindows``); each step records o_t (proprio, height scan), g_t, a_t after noise, the dense
 reward, V^e(s_t) from the expert critic and whether a_t is the uncorrupted expert's. Setting: the paper's
 data-generation distribution, i.e. ``scene: terrain`` (terrain_env.py): a fresh sub-terrain at a uniformly
-random difficulty, DR, the paper's command mixture, 20 s episodes, no observation noise. Episodes are written
-in the standard dataset format, so ``simdist pretrain --data`` reads them.
+random difficulty, DR, the paper's command mixture, 20 s episodes, no observation noise. With ``--scene course``
+the robots walk the task's own course instead (rigid, ``sim`` physics and DR), each trial at a speed drawn
+uniformly over the task's trial speeds, driven by the straight-line P-controller as in evaluation, and ending
+at the finish line, on a fall or at the trial's time limit. Episodes are written in the standard dataset
+format, so ``simdist pretrain --data`` reads them.
 
     python -m simdist.tasks.quadruped.generate_batched --task foam --out runs/quadruped_data \\
-        --transitions 1000000 --envs 64 --max-seconds 1200
+        --transitions 1000000 --envs 64 --max-seconds 1200 [--scene course]
 """
 
 from __future__ import annotations
@@ -30,9 +33,14 @@ from tqdm import tqdm
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
 from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, generation_preset
+from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
+from simdist.tasks.quadruped.commands import StraightLineCommand
+from simdist.tasks.quadruped.course_env import time_limit_s
 from simdist.tasks.quadruped.physics import SIM
-from simdist.tasks.quadruped.scenes import TrainingScene
+from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
+
+SCENES = ("terrain", "course")
 
 log = logging.getLogger(__name__)
 
@@ -45,27 +53,72 @@ class _Recorder:
         self.reward, self.value, self.expert = [], [], []
 
 
+class _CourseTrials:
+    """Evaluation-style trials on the task's course for every robot of a batch: speed ~ U[slowest, fastest trial
+    speed], heading error ~ U[±INITIAL_YAW_RAD], the straight-line P-controller's command, the trial time limit."""
+
+    def __init__(self, task, env: QuadrupedBatchEnv, rng: np.random.Generator):
+        self.course, self.env, self.rng = task.course, env, rng
+        self.speed_range = (min(task.config.speeds), max(task.config.speeds))
+        n = env.num_envs
+        self.controllers: list[StraightLineCommand] = [StraightLineCommand(0.0)] * n
+        self.limit_steps, self.start_x = np.zeros(n, dtype=int), np.zeros(n)
+        self.reset(np.arange(n))
+
+    def reset(self, ids: np.ndarray) -> None:
+        env = self.env
+        for i in ids:
+            speed = float(self.rng.uniform(*self.speed_range))
+            env.reset(np.array([i]), initial_yaw=float(self.rng.uniform(-INITIAL_YAW_RAD, INITIAL_YAW_RAD)))
+            self.controllers[i] = StraightLineCommand(speed, start_xy=tuple(env.qpos[i, :2]),
+                                                      start_yaw=float(env.yaw[i]))
+            self.limit_steps[i] = int(round(time_limit_s(self.course, speed) / env.dt))
+            self.start_x[i] = env.qpos[i, 0]
+        self.update_commands()
+
+    def update_commands(self) -> None:
+        env, t = self.env, self.env.step_count * self.env.dt
+        env.set_command(np.stack([c(t[i], env.qpos[i, :2], float(env.yaw[i]))
+                                  for i, c in enumerate(self.controllers)]))
+
+    def progress(self) -> np.ndarray:
+        return np.clip(self.env.qpos[:, 0] - self.start_x, 0.0, self.course.length_m)
+
+    def finished(self) -> np.ndarray:
+        """Past the finish line (an episode success) or out of time."""
+        return (self.progress() >= self.course.length_m - 1e-9) | (self.env.step_count >= self.limit_steps)
+
+
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
-                     policies: list | None = None, critic=None, progress: bool = True) -> dict:
+                     policies: list | None = None, critic=None, progress: bool = True,
+                     scene: str = "terrain") -> dict:
     """Generate about ``transitions`` steps (whole episodes; stops early after ``max_seconds``) into ``out``.
 
     ``policies`` (expert first, then the sub-optimal ones) and ``critic`` default to the task's exported ones.
     """
+    if scene not in SCENES:
+        raise ValueError(f"unknown scene {scene!r}; valid scenes: {list(SCENES)}")
     cfg = cfg or generation_preset("quadruped")
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                     command_dim=spec.command_dim, action_low=spec.action_low,
                                     action_high=spec.action_high,
-                                    notes=f"Alg. 2 generation (batched, terrain scene) {asdict(cfg)}"))
+                                    notes=f"Alg. 2 generation (batched, {scene} scene) {asdict(cfg)}"))
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
     critic = critic or task.critic()
     others = policies[1:]
     rng = np.random.default_rng([seed, 1])
-    env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), SIM, seed=seed,
-                            random_commands=True, auto_reset=False, episode_s=EPISODE_S)
+    if scene == "course":
+        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, SIM), SIM, seed=seed, random_commands=False,
+                                auto_reset=False, episode_s=1e6)
+        trials = _CourseTrials(task, env, rng)
+    else:
+        env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), SIM, seed=seed,
+                                random_commands=True, auto_reset=False, episode_s=EPISODE_S)
+        trials = None
     low, high = np.array(spec.action_low), np.array(spec.action_high)
     which = np.zeros(num_envs, dtype=int)
     noise: list[NoiseWindows] = [None] * num_envs  # type: ignore[list-item]
@@ -107,6 +160,8 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
             r.value.append(values[i])
             r.expert.append(which[i] == 0 and not noised[i])
         _, reward, terminated, truncated, _ = env.step(action, observe=False, with_privileged=False)
+        if trials is not None:
+            truncated = trials.finished() & ~terminated
         for i in range(num_envs):
             rec[i].reward.append(reward[i])
         steps_done += num_envs
@@ -114,19 +169,29 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         done = np.flatnonzero(terminated | truncated)
         for i in done:
             r, fell = rec[i], bool(terminated[i])
-            metrics = {"success": float(not fell), "fell": float(fell), "time_s": len(r.action) * env.dt,
-                       "progress_m": float(np.linalg.norm(env.qpos[i, :2] - start_xy[i]))}
+            if trials is None:  # terrain: surviving the episode; course: reaching the finish line
+                success, progress_m = not fell, float(np.linalg.norm(env.qpos[i, :2] - start_xy[i]))
+            else:
+                progress_m = float(trials.progress()[i])
+                success = not fell and progress_m >= task.course.length_m - 1e-9
+            metrics = {"success": float(success), "fell": float(fell), "time_s": len(r.action) * env.dt,
+                       "progress_m": progress_m}
             buffer.append(Episode(
                 obs={"proprio": np.asarray(r.proprio, np.float32), "height": np.asarray(r.height, np.float32)},
                 action=np.asarray(r.action, np.float32), command=np.asarray(r.command, np.float32),
                 reward=np.asarray(r.reward, np.float32), value=np.asarray(r.value, np.float32),
-                expert=np.asarray(r.expert, bool), success=not fell, source_policy=policies[which[i]].name,
+                expert=np.asarray(r.expert, bool), success=success, source_policy=policies[which[i]].name,
                 metrics=metrics))
             episodes_done += 1
             written += len(r.action)
         if len(done):
-            env.reset(done)
+            if trials is None:
+                env.reset(done)
+            else:
+                trials.reset(done)
             assign(done)
+        if trials is not None:
+            trials.update_commands()
         if len(buffer) >= cfg.episodes_per_file:
             write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
             files, buffer = files + 1, []
@@ -137,7 +202,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
     wall = time.perf_counter() - t0
     stats = dataset_statistics(out)
-    stats.update(wall_s=wall, num_envs=num_envs, steps_simulated=steps_done, steps_written_this_run=written,
+    stats.update(scene=scene, wall_s=wall, num_envs=num_envs, steps_simulated=steps_done, steps_written_this_run=written,
                  transitions_per_s=written / wall, simulated_steps_per_s=steps_done / wall,
                  note="steps/episodes count the whole dataset; the rates count this run only (unfinished episodes "
                       "at the stop are dropped)")
@@ -156,11 +221,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=None, help="stop after this wall time")
     parser.add_argument("--stats-out", type=Path, default=None, help="also copy stats.json here")
+    parser.add_argument("--scene", default="terrain", choices=SCENES,
+                        help="terrain: the paper's training terrains; course: the task's own course, as evaluated")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(1)
     stats = generate_batched(get_task(args.task), args.out, args.transitions, args.envs, args.seed,
-                             max_seconds=args.max_seconds)
+                             max_seconds=args.max_seconds, scene=args.scene)
     if args.stats_out:
         args.stats_out.parent.mkdir(parents=True, exist_ok=True)
         args.stats_out.write_text(json.dumps(stats, indent=2))
