@@ -87,3 +87,23 @@ def test_split_is_by_episode():
     train, val = data.split(0.2, seed=0)
     assert set(data.window_episode[train]).isdisjoint(data.window_episode[val])
     assert len(set(data.window_episode[val])) == 2
+
+
+def test_merge_links_every_file_and_refuses_incompatible_or_existing(tmp_path):
+    from dataclasses import replace as dc_replace
+
+    from simdist.data.episodes import merge_datasets
+
+    for name, offset in (("a", 0), ("b", 50)):
+        create_dataset(tmp_path / name, INFO)
+        write_episodes(tmp_path / name, [make_episode(5, offset)], name="e0")  # same file name in both
+    merge_datasets(tmp_path / "m", [tmp_path / "a", tmp_path / "b"])
+    _, eps = load_episodes(tmp_path / "m")
+    assert sorted(float(e.obs["proprio"][0, 0]) for e in eps) == [0.0, 50.0]
+    assert all((tmp_path / "m" / "episodes").iterdir())
+    with pytest.raises(DatasetError, match="already holds"):
+        merge_datasets(tmp_path / "m", [tmp_path / "a"])
+    create_dataset(tmp_path / "c", dc_replace(INFO, obs_shapes={"proprio": (3,)}))
+    with pytest.raises(DatasetError, match="does not match"):
+        merge_datasets(tmp_path / "n", [tmp_path / "a", tmp_path / "c"])
+    assert not (tmp_path / "n").exists()  # nothing written for a refused merge

@@ -49,6 +49,13 @@ def cmd_generate(args) -> dict:
                     progress=not args.quiet)
 
 
+def cmd_merge(args) -> dict:
+    from simdist.data.episodes import episode_files, merge_datasets
+
+    root = merge_datasets(args.out, args.sources, copy=args.copy)
+    return {"out": str(root), "sources": args.sources, "files": len(episode_files(root))}
+
+
 def cmd_pretrain(args) -> dict:
     from simdist.config import model_preset, replace, train_preset
     from simdist.train import pretrain
@@ -205,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML file overriding the task's sim physics")
+    sp = add("merge", cmd_merge, "one dataset over several compatible ones (symbolic links to their episode files)")
+    sp.add_argument("sources", nargs="+", help="dataset directories (same domain, shapes and control period)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--copy", action="store_true", help="copy the episode files instead of linking them")
     sp = add("pretrain", cmd_pretrain, "pretrain a world model on a simulation dataset (Eq. 2); resumes if OUT has a run")
     sp.add_argument("--data", required=True)
     sp.add_argument("--out", required=True)

@@ -214,3 +214,35 @@ def load_episodes(root: str | Path, skip_corrupt: bool = False) -> tuple[Dataset
                 raise
             log.warning("skipping unreadable episode file %s", path)
     return info, episodes
+
+
+def merge_datasets(out: str | Path, sources: list[str | Path], copy: bool = False) -> Path:
+    """One dataset over several compatible ones (same domain, shapes, control period and action bounds): its
+    episodes/ holds a symbolic link (or, with `copy`, a copy) to every episode file of every source, prefixed
+    with the source's index. The task name and format come from the first source."""
+    import shutil
+
+    if not sources:
+        raise DatasetError("merge needs at least one source dataset")
+    infos = [read_info(s) for s in sources]
+    key = lambda i: (i.domain, i.control_period_s, i.obs_shapes, i.action_dim, i.command_dim,  # noqa: E731
+                     i.action_low, i.action_high)
+    for src, info in zip(sources[1:], infos[1:]):
+        if key(info) != key(infos[0]):
+            raise DatasetError(f"{src} does not match {sources[0]} (domain, control period, observation shapes, "
+                               f"action/command size or bounds): {info} vs {infos[0]}")
+    root = Path(out)
+    if (root / "dataset.json").exists():
+        raise DatasetError(f"{root} already holds a dataset; merge into a new directory")
+    merged = DatasetInfo(**{**asdict(infos[0]), "notes": "merged from " + ", ".join(
+        f"{s} ({i.task}: {i.notes})" for s, i in zip(sources, infos))})
+    create_dataset(root, merged)
+    for k, src in enumerate(sources):
+        for f in episode_files(src):
+            target = root / "episodes" / f"s{k}_{f.name}"
+            if copy:
+                shutil.copy2(f, target)
+            else:
+                target.symlink_to(f.resolve())
+    return root
+
