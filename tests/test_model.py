@@ -58,6 +58,23 @@ def test_dynamics_is_causal_in_actions():
     assert not torch.allclose(z1[:, -1], z2[:, -1])
 
 
+@pytest.mark.parametrize("sees_actions", [True, False])
+def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
+    from simdist.config import replace
+
+    torch.manual_seed(0)
+    model = WorldModel(replace(model_preset("cpu"), policy_sees_actions=sees_actions), SPECS["proprio"]).eval()
+    b = batch_for(model, 2)
+    before = model(b)
+    b["hist_action"] += 3.0
+    after = model(b)
+    assert torch.equal(before["policy"], after["policy"]) is (not sees_actions)
+    assert not torch.allclose(before["zhat"], after["zhat"])  # the dynamics still reads the past actions
+    ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()},
+                                 b["hist_proprio"][:1], b["hist_action"][:1])
+    assert torch.allclose(model.plan_policy_n(ctx)[0], after["policy"][0], atol=1e-5)
+
+
 def test_planning_path_matches_training_path():
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), SPECS["height+command"]).eval()

@@ -57,14 +57,15 @@ def cmd_merge(args) -> dict:
 
 
 def cmd_pretrain(args) -> dict:
-    from simdist.config import model_preset, replace, train_preset
+    from simdist.config import ModelConfig, model_preset, parse_overrides, replace, train_preset
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
     if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
         cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10),
                       decay_steps=args.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
-    result = pretrain(args.data, args.out, model_preset(args.preset), cfg, progress=not args.quiet)
+    model_cfg = replace(model_preset(args.preset), **parse_overrides(ModelConfig, args.model_set or []))
+    result = pretrain(args.data, args.out, model_cfg, cfg, progress=not args.quiet)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "train_loss": result.train_loss,
             "val_loss": result.val_loss}
 
@@ -221,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--preset", default="cpu", help="cpu | paper-manipulation | paper-quadruped")
     sp.add_argument("--steps", type=int, help="override the preset's number of steps")
+    sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
+                    help="override a ModelConfig field of the preset (repeatable), e.g. policy_sees_actions=false")
     sp = add("finetune", cmd_finetune, "finetune the dynamics on real (logged) episodes (Eq. 3)")
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")

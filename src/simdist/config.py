@@ -43,6 +43,10 @@ class ModelConfig:
     mlp_dropout: float = 0.0
     input_noise_std: float = 0.0  # Gaussian augmentation of *inputs* in normalised units, training only
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)
+    # The BC head cross-attends to the whole context (paper). False: only to the proprio-history tokens and z_t,
+    # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action
+    # history; measured on the quadruped, docs/results.md). Dynamics, reward and value always see them.
+    policy_sees_actions: bool = True
 
     def __post_init__(self) -> None:
         for name in ("dynamics", "reward", "value", "policy"):

@@ -158,6 +158,13 @@ class WorldModel(nn.Module):
         z_tok = (z + t_enc[H] + type_enc[2]).unsqueeze(1)
         return torch.cat((pairs, z_tok), dim=1)
 
+    def policy_context_n(self, context: torch.Tensor) -> torch.Tensor:
+        """The tokens the BC head attends to: all, or without the past-action tokens (`policy_sees_actions`)."""
+        if self.cfg.policy_sees_actions:
+            return context
+        n = context.shape[1]  # [o, a, o, a, …, z]: keep the o tokens and z
+        return torch.cat((context[:, 0:n - 1:2], context[:, -1:]), dim=1)
+
     def latents_n(self, dynamics_kv: list, actions_n: torch.Tensor) -> torch.Tensor:
         """ẑ_{t+1..t+T} from T candidate actions in one pass."""
         q = self.action_embedding(actions_n) + self.action_position
@@ -207,7 +214,8 @@ class WorldModel(nn.Module):
             "zhat": zhat,
             "reward": self.rewards_n(z, zhat, actions_n, command_n),
             "value": self.values_n(zhat, command_n),
-            "policy": self.policy_n(self.policy["decoder"].cache(context), z.shape[0], command_n),
+            "policy": self.policy_n(self.policy["decoder"].cache(self.policy_context_n(context)), z.shape[0],
+                                   command_n),
             "actions_n": actions_n,
         }
         with torch.no_grad():  # sg(E(o_{t+1..t+T})): clean future observations, no augmentation
@@ -232,7 +240,8 @@ class WorldModel(nn.Module):
                 raise ValueError("this model is conditioned on a command; pass `command`")
             command_n = self.normalizer.normalize(COMMAND, command).reshape(1, 1, -1)
             command_n = command_n.expand(1, self.cfg.horizon + 1, -1)
-        return PlanningContext(z, self.dynamics["decoder"].cache(context), self.policy["decoder"].cache(context), command_n)
+        policy_kv = self.policy["decoder"].cache(self.policy_context_n(context))
+        return PlanningContext(z, self.dynamics["decoder"].cache(context), policy_kv, command_n)
 
     @torch.no_grad()
     def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float) -> torch.Tensor:
