@@ -138,3 +138,21 @@ def test_every_model_preset_has_training_and_finetuning_presets():
     assert model_preset("quadruped-cpu").horizon == model_preset("paper-quadruped").horizon == 25
     with pytest.raises(KeyError, match="valid presets"):
         model_preset("nope")
+
+
+def test_shipped_quadruped_model_walks_the_slope_in_sim():
+    """checkpoints/quadruped-cpu loads (weights, normaliser, config) and its BC head climbs the sim slope."""
+    from pathlib import Path
+
+    from simdist.checkpoint import load_model
+    from simdist.eval.rollout import rollout
+    from simdist.planning.agent import PolicyAgent
+    from simdist.tasks.registry import get_task
+
+    root = Path(__file__).resolve().parents[1] / "checkpoints" / "quadruped-cpu"
+    model = load_model(root)
+    assert model.cfg.horizon == 25 and not model.cfg.policy_sees_actions
+    task = get_task("slippery-slope")
+    ics = task.initial_conditions("0.5", 1, seed=0)
+    result = rollout(task, task.make_env("sim", seed=0), PolicyAgent(model), ics, seed=0)
+    assert result.summary(task.spec.control_period_s)["success_rate"] == 1.0
