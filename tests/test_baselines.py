@@ -58,6 +58,18 @@ def test_transitions_from_episodes_and_sparse_reward():
         TransitionBuffer.from_episodes(eps, sim_labels)
 
 
+def test_expert_only_transitions_keep_their_own_next_observations():
+    rng = np.random.default_rng(0)
+    ep = episode(rng, 6)
+    ep.expert = np.array([True, False, True, True, False, True])
+    buf = TransitionBuffer.from_episodes([ep], sim_labels, expert_only=True)
+    kept = [0, 2, 3]  # step 5 is the last: no transition
+    assert len(buf) == 3 and buf.expert.all()
+    np.testing.assert_array_equal(buf.obs["proprio"], ep.obs["proprio"][kept])
+    np.testing.assert_array_equal(buf.next_obs["proprio"], ep.obs["proprio"][[k + 1 for k in kept]])
+    np.testing.assert_array_equal(buf.action, ep.action[kept])
+
+
 def test_symmetric_sampling_ratio_holds():
     rng = np.random.default_rng(0)
     offline = buffer(500, rng, reward=lambda a: np.ones(len(a)))

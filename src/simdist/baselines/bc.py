@@ -52,7 +52,7 @@ class BCLearner:
 
     def train(self, data: TransitionBuffer, steps: int | None = None) -> dict[str, float]:
         """`steps` updates on the expert-flagged transitions of `data`."""
-        expert = data.subset(data.expert)
+        expert = data if data.expert.all() else data.subset(data.expert)
         if len(expert) == 0:
             raise ValueError("no expert-flagged transitions to clone")
         rng = np.random.default_rng(self.cfg.seed)

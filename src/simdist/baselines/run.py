@@ -105,7 +105,7 @@ def _preset(cls, preset: str, gamma: float, seed: int, overrides: dict[str, Any]
 def _train_bc(spec, sim_eps: list[Episode], preset: str, gamma: float, seed: int, overrides: dict) -> BCLearner:
     bc = BCLearner(spec, _preset(BCConfig, preset, gamma, seed, overrides))
     set_normalizer_stats([bc.actor], stacked_obs(sim_eps))
-    bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success))
+    bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success, expert_only=True))
     return bc
 
 
