@@ -333,3 +333,14 @@ def test_only_demonstration_methods_get_demonstrations():
     assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
         [0, 0, 20, 20, 20, 100]
     assert _default_demos("rlpd", "quadruped") == 0
+
+
+def test_observation_stats_match_the_stacked_statistics():
+    from simdist.baselines.replay import observation_stats
+
+    rng = np.random.default_rng(0)
+    eps = [episode(rng, n) for n in (3, 7, 5)]
+    stacked = np.concatenate([e.obs["proprio"] for e in eps]).astype(np.float64)
+    mean, std = observation_stats(eps)["proprio"]
+    np.testing.assert_allclose(mean, stacked.mean(0), atol=1e-12)
+    np.testing.assert_allclose(std, stacked.std(0), atol=1e-9)

@@ -107,11 +107,10 @@ class ObsEncoder(nn.Module):
             z = torch.cat((z, self.normalizer.normalize(COMMAND_KEY, obs[COMMAND_KEY])), dim=-1)
         return z
 
-    def set_stats(self, obs: Mapping[str, np.ndarray]) -> None:
-        """Per-dimension statistics of the simulation dataset's observations (stacked over time)."""
+    def set_stats(self, stats: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        """Per-dimension (mean, std) of the simulation dataset's observations (`replay.observation_stats`)."""
         for name in self.normalizer.fields:
-            x = np.asarray(obs[name], np.float64)
-            self.normalizer.set_stats(name, x.mean(0), x.std(0))
+            self.normalizer.set_stats(name, *stats[name])
 
 
 class Actor(nn.Module):
@@ -235,10 +234,10 @@ def encoders_of(*modules: nn.Module) -> list[ObsEncoder]:
     return [m for module in modules for m in module.modules() if isinstance(m, ObsEncoder)]
 
 
-def set_normalizer_stats(modules: list[nn.Module], obs: Mapping[str, np.ndarray]) -> None:
-    """Give every encoder inside `modules` the simulation dataset's statistics."""
+def set_normalizer_stats(modules: list[nn.Module], stats: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Give every encoder inside `modules` the simulation dataset's (mean, std) statistics."""
     for enc in encoders_of(*modules):
-        enc.set_stats(obs)
+        enc.set_stats(stats)
 
 
 # ------------------------------------------------------------------------------------------------ agent

@@ -187,9 +187,24 @@ class SymmetricSampler:
         return parts[0] if len(parts) == 1 else concat_batches(*parts)
 
 
-def stacked_obs(episodes: list[Episode]) -> dict[str, np.ndarray]:
-    """All observations (and commands) of `episodes` stacked over time: the normaliser's statistics."""
-    out = {g: np.concatenate([e.obs[g] for e in episodes]) for g in episodes[0].obs}
-    if episodes[0].command is not None:
-        out[COMMAND_KEY] = np.concatenate([e.command for e in episodes])
+def observation_stats(episodes: list[Episode]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per-dimension mean and std of every observation group (and the command) over all steps of `episodes`:
+    the normaliser's statistics, accumulated episode by episode in float64 (stacking 2.7 M quadruped height maps
+    and converting them to float64 needed about 10 GB)."""
+    first = episodes[0]
+    groups = {**first.obs, **({COMMAND_KEY: first.command} if first.command is not None else {})}
+    n = 0
+    sums = {g: np.zeros(v.shape[1:]) for g, v in groups.items()}
+    squares = {g: np.zeros(v.shape[1:]) for g, v in groups.items()}
+    for e in episodes:
+        arrays = {**e.obs, **({COMMAND_KEY: e.command} if e.command is not None else {})}
+        for g in groups:
+            x = arrays[g].astype(np.float64)
+            sums[g] += x.sum(0)
+            squares[g] += np.square(x).sum(0)
+        n += len(e)
+    out = {}
+    for g in groups:
+        mean = sums[g] / n
+        out[g] = (mean, np.sqrt(np.maximum(squares[g] / n - mean**2, 0.0)))
     return out

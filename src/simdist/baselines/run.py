@@ -28,7 +28,7 @@ from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import set_normalizer_stats, spec_of
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner
-from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, sparse_success, stacked_obs,
+from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, observation_stats, sparse_success,
                                       world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
@@ -104,7 +104,7 @@ def _preset(cls, preset: str, gamma: float, seed: int, overrides: dict[str, Any]
 
 def _train_bc(spec, sim_eps: list[Episode], preset: str, gamma: float, seed: int, overrides: dict) -> BCLearner:
     bc = BCLearner(spec, _preset(BCConfig, preset, gamma, seed, overrides))
-    set_normalizer_stats([bc.actor], stacked_obs(sim_eps))
+    set_normalizer_stats([bc.actor], observation_stats(sim_eps))
     bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success, expert_only=True))
     return bc
 
@@ -157,7 +157,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
 
     env = task.make_env("real", seed=seed)
     ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
-    sim_obs = stacked_obs(sim_eps)
+    sim_stats = observation_stats(sim_eps)
 
     if method in OFFLINE_METHODS:
         learner = (_train_bc(spec, sim_eps, preset, gamma, seed, overrides) if method == "bc"
@@ -175,7 +175,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
 
     # ---------------------------------------------------------------------------------- online methods
     reward_fn = _reward_fn(setting, checkpoint)
-    learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset,
+    learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset,
                                               gamma, seed, overrides)
     rng = np.random.default_rng(seed)
     rows, real_eps, budget_left = [], [], real_episode_budget
@@ -238,7 +238,7 @@ def _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides) -> No
     learner.actor.set_constant_std(learner.cfg.bc_start_std)
 
 
-def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting, preset, gamma, seed, overrides):
+def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset, gamma, seed, overrides):
     """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
     rng = np.random.default_rng(seed)
     sim = TransitionBuffer.from_episodes(sim_eps, reward_fn)
@@ -246,7 +246,7 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
     identity = lambda transitions: transitions
     if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
         learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
-        set_normalizer_stats(list(learner.modules().values()), sim_obs)
+        set_normalizer_stats(list(learner.modules().values()), sim_stats)
         if setting == "quadruped":  # the paper's quadruped baselines start from the single-step BC policy
             _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
         offline = sim if demo is None else sim.extend(demo)
@@ -254,7 +254,7 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
         return learner, _UniformSampler(offline), identity
     if method == "rlpd":  # prior data: the demonstrations, or the simulation data where there are none
         learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
-        set_normalizer_stats(list(learner.modules().values()), sim_obs)
+        set_normalizer_stats(list(learner.modules().values()), sim_stats)
         if setting == "quadruped":
             _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
         offline = demo if demo is not None else sim
@@ -262,7 +262,7 @@ def _online_learner(method, spec, sim_eps, sim_obs, demo_eps, reward_fn, setting
     # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
     cfg = _preset(SGFTConfig, preset, gamma, seed, overrides)
     learner, value = SGFTLearner(spec, cfg), SimValue(spec, cfg)
-    set_normalizer_stats([*learner.modules().values(), value.net], sim_obs)
+    set_normalizer_stats([*learner.modules().values(), value.net], sim_stats)
     loss = value.fit(sim, cfg.value_fit_steps, rng)
     log.info("SGFT: V_sim fitted to the simulation value labels, final MSE %.4f", loss)
     return learner, SymmetricSampler(None, _empty(spec), 0.0), lambda transitions: learner.shape(transitions, value)
@@ -278,7 +278,7 @@ def _train_diffusion(spec, sim_eps, demo_eps, cotrain, preset, gamma, seed, over
         raise ValueError("Diffusion Policy needs demonstrations (demos > 0)")
     cfg = _preset(DiffusionConfig, preset, gamma, seed, {**overrides, "cotrain_sim": cotrain})
     learner = DiffusionLearner(spec, cfg)
-    set_normalizer_stats([learner.policy], stacked_obs(sim_eps))
+    set_normalizer_stats([learner.policy], observation_stats(sim_eps))
     sim = ChunkDataset(sim_eps, cfg.chunk, expert_only=True) if cotrain else None
     learner.train(ChunkDataset(demo_eps, cfg.chunk), sim)
     return learner
