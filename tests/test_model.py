@@ -73,6 +73,22 @@ def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
     ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()},
                                  b["hist_proprio"][:1], b["hist_action"][:1])
     assert torch.allclose(model.plan_policy_n(ctx)[0], after["policy"][0], atol=1e-5)
+    b["hist_proprio"] += 3.0
+    assert not torch.allclose(model(b)["policy"], after["policy"])  # it still reads the proprio history
+
+
+def test_policy_without_history_reads_only_the_current_latent():
+    from simdist.config import replace
+
+    torch.manual_seed(0)
+    model = WorldModel(replace(model_preset("cpu"), policy_sees_history=False), SPECS["proprio"]).eval()
+    b = batch_for(model, 2)
+    before = model(b)
+    b["hist_action"] += 3.0
+    b["hist_proprio"] += 3.0
+    assert torch.equal(before["policy"], model(b)["policy"])
+    b["obs"]["proprio"] += 3.0
+    assert not torch.allclose(before["policy"], model(b)["policy"])
 
 
 def test_planning_path_matches_training_path():

@@ -47,6 +47,8 @@ class ModelConfig:
     # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action
     # history; measured on the quadruped, docs/results.md). Dynamics, reward and value always see them.
     policy_sees_actions: bool = True
+    # False: the BC head attends to z_t alone (no history at all), like a single-step BC policy.
+    policy_sees_history: bool = True
 
     def __post_init__(self) -> None:
         for name in ("dynamics", "reward", "value", "policy"):

@@ -159,7 +159,10 @@ class WorldModel(nn.Module):
         return torch.cat((pairs, z_tok), dim=1)
 
     def policy_context_n(self, context: torch.Tensor) -> torch.Tensor:
-        """The tokens the BC head attends to: all, or without the past-action tokens (`policy_sees_actions`)."""
+        """The tokens the BC head attends to: all, without the past-action tokens (`policy_sees_actions`), or
+        z_t alone (`policy_sees_history`)."""
+        if not self.cfg.policy_sees_history:
+            return context[:, -1:]
         if self.cfg.policy_sees_actions:
             return context
         n = context.shape[1]  # [o, a, o, a, …, z]: keep the o tokens and z
