@@ -10,12 +10,14 @@ gen --task foam --out "$R/quadruped_data_v1" --transitions 1000000 --seed 1
 gen --task foam --scene course --out "$R/foam_course_data" --transitions 400000 --seed 2
 gen --task slippery-slope --scene course --out "$R/slope_course_data" --transitions 400000 --seed 3
 simdist merge "$R/quadruped_data_v1" "$R/foam_course_data" "$R/slope_course_data" --out "$R/quadruped_data_v2"
-# 18k → 40k → 80k steps on the terrain data (BC head with past actions, as it was then), 100k on the merged data,
-# then 110k without the past actions in the BC head's context (the preset's setting now)
-with_actions=(--model-set policy_sees_actions=true)
+# 18k → 40k → 80k steps on the terrain data (BC head attending to the whole context, as it was then), 100k on the
+# merged data, 110k without the past actions in the BC head's context, 120k on z_t alone (the preset's setting now)
+with_actions=(--model-set policy_sees_actions=true --model-set policy_sees_history=true)
 for steps in 18000 40000 80000; do
   simdist pretrain --data "$R/quadruped_data_v1" --out "$R/q" --preset quadruped-cpu --steps $steps "${with_actions[@]}"
 done
 simdist pretrain --data "$R/quadruped_data_v2" --out "$R/q" --preset quadruped-cpu --steps 100000 "${with_actions[@]}"
-simdist pretrain --data "$R/quadruped_data_v2" --out "$R/q" --preset quadruped-cpu --steps 110000
+simdist pretrain --data "$R/quadruped_data_v2" --out "$R/q" --preset quadruped-cpu --steps 110000 \
+  --model-set policy_sees_actions=false --model-set policy_sees_history=true
+simdist pretrain --data "$R/quadruped_data_v2" --out "$R/q" --preset quadruped-cpu --steps 120000
 mkdir -p checkpoints/quadruped-cpu && cp "$R/q"/{config.json,model.safetensors,metrics.jsonl} checkpoints/quadruped-cpu/

@@ -167,7 +167,7 @@ def test_shipped_quadruped_model_walks_the_slope_in_sim():
 
     root = Path(__file__).resolve().parents[1] / "checkpoints" / "quadruped-cpu"
     model = load_model(root)
-    assert model.cfg.horizon == 25 and not model.cfg.policy_sees_actions
+    assert model.cfg.horizon == 25 and not model.cfg.policy_sees_history
     task = get_task("slippery-slope")
     ics = task.initial_conditions("0.5", 1, seed=0)
     result = rollout(task, task.make_env("sim", seed=0), PolicyAgent(model), ics, seed=0)

@@ -163,13 +163,14 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
     ),
     # The `cpu` widths with the quadruped's 25-step history and horizon (0.5 s): a 5-step horizon cannot see a fall
     # coming, and the planner then trades stability for tracking reward (docs/results.md, Slippery Slope).
-    # Its BC head does not see the past actions: with them it copied its own last actions and fell on Foam
-    # (sim success 0.20 → 0.53, real progress 0.61 → 1.00 m without them; docs/results.md).
+    # Its BC head attends to z_t alone: with the past actions it copied its own last actions and fell on Foam
+    # (sim success 0.20 → 0.53 without them), and without the proprio history too it walks further in real
+    # (MPPI progress 1.06 → 1.75 m; docs/results.md).
     "quadruped-cpu": lambda: ModelConfig(
         latent_dim=32, history=25, horizon=25, ffn_dim=64,
         dynamics=AttentionStack(2, 2), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
         policy=AttentionStack(2, 2), proprio_hidden=(64,), latent_hidden=(64,),
-        cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0, policy_sees_actions=False,
+        cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0, policy_sees_history=False,
     ),
     "paper-manipulation": lambda: ModelConfig(
         latent_dim=64, history=5, horizon=5, ffn_dim=256,
