@@ -129,7 +129,8 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
         times = [t * 1e3 for t in _time_s(lambda: step_with(planner), repeats, warmup=3, device=dev)]
     median = statistics.median(times)
     return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
-            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "elites": cfg.elites, "horizon": model.cfg.horizon,
+            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "elites": cfg.elites,
+            "horizon": model.cfg.horizon,
             "compile": cfg.compile, "compile_s": planner.compile_s,
             "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
             "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),

@@ -102,9 +102,10 @@ def _preset(cls, preset: str, gamma: float, seed: int, overrides: dict[str, Any]
     return cls.preset(preset, gamma=gamma, seed=seed, **fields)
 
 
-def _train_bc(spec, sim_eps: list[Episode], preset: str, gamma: float, seed: int, overrides: dict) -> BCLearner:
+def _train_bc(spec, sim_eps: list[Episode], sim_stats: dict, preset: str, gamma: float, seed: int,
+              overrides: dict) -> BCLearner:
     bc = BCLearner(spec, _preset(BCConfig, preset, gamma, seed, overrides))
-    set_normalizer_stats([bc.actor], observation_stats(sim_eps))
+    set_normalizer_stats([bc.actor], sim_stats)
     bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success, expert_only=True))
     return bc
 
@@ -160,9 +161,9 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     sim_stats = observation_stats(sim_eps)
 
     if method in OFFLINE_METHODS:
-        learner = (_train_bc(spec, sim_eps, preset, gamma, seed, overrides) if method == "bc"
-                   else _train_diffusion(spec, sim_eps, demo_eps, method == "dp_cotrain", preset, gamma, seed,
-                                         overrides))
+        learner = (_train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if method == "bc"
+                   else _train_diffusion(spec, sim_eps, sim_stats, demo_eps, method == "dp_cotrain", preset, gamma,
+                                         seed, overrides))
         res = rollout(task, env, learner.agent(), ics, seed=seed, progress=progress, source=method)
         _write(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
         row = {"round": 0, "episodes": len(ics), "real_minutes": _minutes(res.episodes, period) + meta["demo_minutes"],
@@ -232,9 +233,10 @@ class _UniformSampler:
         return self.buffer.sample(batch_size, rng, device)
 
 
-def _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides) -> None:
+def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides) -> None:
     """The RL actor becomes the single-step BC policy, exploring around it with `bc_start_std`."""
-    learner.actor.load_state_dict(_train_bc(spec, sim_eps, preset, gamma, seed, overrides).actor.state_dict())
+    bc = _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
+    learner.actor.load_state_dict(bc.actor.state_dict())
     learner.actor.set_constant_std(learner.cfg.bc_start_std)
 
 
@@ -248,7 +250,7 @@ def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setti
         learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_stats)
         if setting == "quadruped":  # the paper's quadruped baselines start from the single-step BC policy
-            _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
+            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
         offline = sim if demo is None else sim.extend(demo)
         learner.pretrain(offline, rng)
         return learner, _UniformSampler(offline), identity
@@ -256,7 +258,7 @@ def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setti
         learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_stats)
         if setting == "quadruped":
-            _start_from_bc(learner, spec, sim_eps, preset, gamma, seed, overrides)
+            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
         offline = demo if demo is not None else sim
         return learner, SymmetricSampler(offline, _empty(spec), learner.cfg.offline_ratio), identity
     # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
@@ -273,12 +275,13 @@ def _empty(spec) -> TransitionBuffer:
     return TransitionBuffer.empty(groups, spec.action_dim)
 
 
-def _train_diffusion(spec, sim_eps, demo_eps, cotrain, preset, gamma, seed, overrides) -> DiffusionLearner:
+def _train_diffusion(spec, sim_eps, sim_stats, demo_eps, cotrain, preset, gamma, seed,
+                     overrides) -> DiffusionLearner:
     if not demo_eps:
         raise ValueError("Diffusion Policy needs demonstrations (demos > 0)")
     cfg = _preset(DiffusionConfig, preset, gamma, seed, {**overrides, "cotrain_sim": cotrain})
     learner = DiffusionLearner(spec, cfg)
-    set_normalizer_stats([learner.policy], observation_stats(sim_eps))
+    set_normalizer_stats([learner.policy], sim_stats)
     sim = ChunkDataset(sim_eps, cfg.chunk, expert_only=True) if cotrain else None
     learner.train(ChunkDataset(demo_eps, cfg.chunk), sim)
     return learner

@@ -202,7 +202,8 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
     wall = time.perf_counter() - t0
     stats = dataset_statistics(out)
-    stats.update(scene=scene, wall_s=wall, num_envs=num_envs, steps_simulated=steps_done, steps_written_this_run=written,
+    stats.update(scene=scene, wall_s=wall, num_envs=num_envs, steps_simulated=steps_done,
+                 steps_written_this_run=written,
                  transitions_per_s=written / wall, simulated_steps_per_s=steps_done / wall,
                  note="steps/episodes count the whole dataset; the rates count this run only (unfinished episodes "
                       "at the stop are dropped)")
