@@ -105,7 +105,7 @@ def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulu
     out = tmp_path / "ab"
     argv = ["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(out), "--checkpoint", str(pretrained),
             "--variants", "unfreeze-encoder,unfreeze-value", "--rounds", "1", "--episodes-per-round", "2",
-            "--finetune-steps", "4", "--json", "--quiet"]
+            "--finetune-steps", "4", "--prior-weight", "0.5", "--grid", "all", "--json", "--quiet"]
     assert main(argv) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["ablations"] == {}  # no Table I variant requested, nothing pretrained
@@ -116,6 +116,7 @@ def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulu
         assert len(r["success_per_round"]["0"]) == 2 and r["trainable"] == list(ABLATIONS[name].trainable)
         cfg = json.loads((out / name / "seed_0" / "adapt_config.json").read_text())
         assert cfg["finetune"]["trainable"] == r["trainable"] and cfg["pretrained"] == str(pretrained)
+        assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["adapt"]["grid"] == "all"
     base = ckpt.load_model(pretrained)
     changed = {n: _changed_groups(base, ckpt.load_model(out / n / "seed_0" / "round_01" / "model"))
                for n in ft["variants"]}

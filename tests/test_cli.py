@@ -31,6 +31,8 @@ def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
                      "--episodes-per-round", "2", "--out", str(tmp_path / "adapt"), "--finetune-steps", "5",
                      "--sim-data", str(pendulum_data), "--json", "--quiet")
     assert again["rounds"][1]["successes"] == adapt["rounds"][1]["successes"]
+    assert [r["real_minutes"] for r in again["rounds"]] == [r["real_minutes"] for r in adapt["rounds"]]
+    assert again["rounds"][0]["real_minutes"] < again["rounds"][1]["real_minutes"]
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from simdist.checkpoint import load_model
-from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, mppi_preset
+from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset, mppi_preset
 from simdist.data.episodes import Episode, create_dataset, load_episodes, write_episodes
 from simdist.eval.rollout import rollout
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
@@ -84,11 +84,13 @@ def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, mod
 
 
 def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
-                  train_cfg: TrainConfig, mppi_name: str, trials: int, seed: int = 0, progress: bool = True, *,
+                  train_cfg: TrainConfig, mppi: str | MPPIConfig, trials: int, seed: int = 0, progress: bool = True, *,
                   checkpoint: str | Path | None = None, finetune_cfg: FinetuneConfig | None = None, rounds: int = 2,
-                  episodes_per_round: int = 20, seeds: int = 1) -> dict:
+                  episodes_per_round: int = 20, seeds: int = 1, grid: str = "default") -> dict:
     """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
-    the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`."""
+    the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`, their real
+    episodes on `grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
+    mppi = mppi_preset(mppi) if isinstance(mppi, str) else mppi
     unknown = sorted(set(names) - set(ABLATIONS))
     if unknown:
         raise KeyError(f"unknown ablation(s) {unknown}; valid ablations: {list(ABLATIONS)}")
@@ -100,7 +102,7 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         model = load_model(model_dir)
         per_grid = {}
         for grid in task.grids:
-            res = rollout(task, task.make_env("sim", seed=seed + 1), MPPIAgent(model, mppi_preset(mppi_name)),
+            res = rollout(task, task.make_env("sim", seed=seed + 1), MPPIAgent(model, mppi),
                           task.initial_conditions(grid, trials, seed=seed + 1), progress=progress)
             per_grid[grid] = res.summary(task.spec.control_period_s)["success_rate"]
         results[name] = {"success_rate": float(np.mean(list(per_grid.values()))), "grids": per_grid,
@@ -118,8 +120,8 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
             checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress)[1]
         variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
         ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
-                                    mppi_preset(mppi_name), rounds, episodes_per_round,
-                                    list(range(seed, seed + seeds)), sim_data=sim_data, progress=progress)
+                                    mppi, rounds, episodes_per_round, list(range(seed, seed + seeds)),
+                                    sim_data=sim_data, progress=progress, grid=grid)
         summary["finetune_ablations"] = ft
         (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")

@@ -84,6 +84,15 @@ def _round_model(out: Path, j: int, pretrained: str | Path, has_initial_data: bo
     return out / f"round_{j:02d}" / "model"
 
 
+def _real_steps_through(data_dir: Path, j: int) -> int:
+    """Steps of real data collected up to and including round j (and any initial data): a resumed run reports
+    each completed round's budget as it was, not the whole folder's."""
+    info = read_info(data_dir)
+    rounds_so_far = tuple(f"r{k:02d}_" for k in range(j + 1)) + ("init_",)
+    return sum(len(e) for p in episode_files(data_dir) if p.stem.startswith(rounds_so_far)
+               for e in read_episode_file(p, info))
+
+
 def _import_initial_data(source: str | Path, data_dir: Path) -> None:
     """Copy offline real episodes into D_real once (as `init_*` files), validated against its metadata."""
     if any(p.stem.startswith("init_") for p in episode_files(data_dir)):
@@ -120,7 +129,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)
-        real_steps = sum(len(e) for p in episode_files(data_dir) for e in read_episode_file(p, read_info(data_dir)))
+        real_steps = _real_steps_through(data_dir, j)
         row = {
             "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
             "real_minutes": real_steps * spec.control_period_s / 60.0,

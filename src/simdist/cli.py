@@ -177,9 +177,9 @@ def cmd_ablate(args) -> dict:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
     return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
-                         args.mppi or args.preset, args.trials, args.seed, progress=not args.quiet,
-                         checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
-                         episodes_per_round=args.episodes_per_round, seeds=args.seeds)
+                         _mppi(args.mppi or args.preset, args.prior_weight), args.trials, args.seed,
+                         progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
+                         episodes_per_round=args.episodes_per_round, seeds=args.seeds, grid=args.grid)
 
 
 def cmd_bench(args) -> dict:
@@ -302,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--finetune-steps", type=int, help="Fig. 10 variants: override the finetune preset's steps")
     sp.add_argument("--seeds", type=int, default=1, help="Fig. 10 variants: adaptation seeds --seed … --seed+N-1")
     sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
+    sp.add_argument("--grid", default="default", help="Fig. 10 variants: grid of the real episodes, or 'all'")
+    sp.add_argument("--prior-weight", type=float, help="MPPI prior weight λ (overrides the MPPI preset's)")
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")

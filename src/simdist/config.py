@@ -49,6 +49,9 @@ class ModelConfig:
     policy_sees_actions: bool = True
     # False: the BC head attends to z_t alone (no history at all), like a single-step BC policy.
     policy_sees_history: bool = True
+    # FFN width of the BC head's decoder (0: ffn_dim). The head runs once per plan, not once per sample, so a
+    # CPU preset can afford a wide one while the dynamics stays narrow for the planner.
+    policy_ffn_dim: int = 0
 
     def __post_init__(self) -> None:
         for name in ("dynamics", "reward", "value", "policy"):

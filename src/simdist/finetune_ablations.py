@@ -49,7 +49,8 @@ def head_input_shift(pretrained: WorldModel, finetuned: WorldModel, data_dir: st
 
 def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, variants: dict[str, tuple[str, ...]],
                            ft: FinetuneConfig, mppi: MPPIConfig, rounds: int, episodes_per_round: int,
-                           seeds: list[int], sim_data: str | Path | None = None, progress: bool = True) -> dict:
+                           seeds: list[int], sim_data: str | Path | None = None, progress: bool = True,
+                           grid: str = "default") -> dict:
     """Run (or resume) Alg. 1 for every variant (name → trainable groups) and seed; returns success per round.
 
     Results land in `out/NAME/seed_S/` (an ordinary `simdist adapt` directory each).
@@ -60,7 +61,7 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
     for name, trainable in variants.items():
         per_seed, shifts = {}, {}
         for seed in seeds:
-            cfg = AdaptConfig(rounds=rounds, episodes_per_round=episodes_per_round, seed=seed)
+            cfg = AdaptConfig(rounds=rounds, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
             res = adapt(task, checkpoint, out / name / f"seed_{seed}", cfg, mppi, replace(ft, trainable=trainable),
                         progress=progress, sim_data=sim_data)
             per_seed[str(seed)] = [r["success_rate"] for r in res["rounds"]]
@@ -72,7 +73,7 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
         results[name] = {"trainable": list(trainable), "success_per_round": per_seed,
                          "mean_success_per_round": np.mean(list(per_seed.values()), axis=0).tolist(),
                          "final_model_shift": shifts}
-    return {"checkpoint": str(checkpoint), "rounds": rounds, "episodes_per_round": episodes_per_round,
+    return {"checkpoint": str(checkpoint), "rounds": rounds, "episodes_per_round": episodes_per_round, "grid": grid,
             "seeds": list(seeds), "variants": results}
 
 

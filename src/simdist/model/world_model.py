@@ -112,7 +112,7 @@ class WorldModel(nn.Module):
         self.value = TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step)
         self.policy = nn.ModuleDict({
             "query": nn.Linear(max(C, 1), d),
-            "decoder": TransformerDecoder(d, cfg.policy.layers, cfg.policy.heads, cfg.ffn_dim,
+            "decoder": TransformerDecoder(d, cfg.policy.layers, cfg.policy.heads, cfg.policy_ffn_dim or cfg.ffn_dim,
                                           cfg.attention_dropout, cfg.mlp_dropout),
             "out": nn.Linear(d, A),
         })
@@ -155,8 +155,11 @@ class WorldModel(nn.Module):
         o_tok = self.encoder.proprio_features(hist_proprio_n) + t_enc[:H] + type_enc[0]
         a_tok = self.history["action"](hist_action_n) + t_enc[:H] + type_enc[1]
         pairs = torch.stack((o_tok, a_tok), dim=2).reshape(B, 2 * H, -1)
-        z_tok = (z + t_enc[H] + type_enc[2]).unsqueeze(1)
-        return torch.cat((pairs, z_tok), dim=1)
+        return torch.cat((pairs, self.latent_token(z)), dim=1)
+
+    def latent_token(self, z: torch.Tensor) -> torch.Tensor:
+        """z_t as the last context token, (B, 1, d): with the current step's temporal and type encodings."""
+        return (z + self.history_time[self.cfg.history] + self.history_type[2]).unsqueeze(1)
 
     def policy_context_n(self, context: torch.Tensor) -> torch.Tensor:
         """The tokens the BC head attends to: all, without the past-action tokens (`policy_sees_actions`), or
