@@ -70,3 +70,15 @@ def test_config_overrides_are_typed_and_checked():
         parse_overrides(MPPIConfig, ["sample=3"])
     with pytest.raises(ValueError, match="samples is int"):
         parse_overrides(MPPIConfig, ["samples=many"])
+
+
+def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data):
+    out = tmp_path / "m"
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--steps", "3",
+             "--model-set", "policy_sees_actions=false", "--loss-set", "bc=0", "--json", "--quiet")
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["model"]["policy_sees_actions"] is False
+    assert saved["train"]["loss"]["bc"] == 0.0 and saved["train"]["loss"]["latent"] == 1.0
+    record = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
+    assert "train/latent" in record and "train/bc" not in record  # a zero weight drops the term
+    assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--loss-set", "bcc=1"]) == 2

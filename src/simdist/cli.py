@@ -57,10 +57,11 @@ def cmd_merge(args) -> dict:
 
 
 def cmd_pretrain(args) -> dict:
-    from simdist.config import ModelConfig, model_preset, parse_overrides, replace, train_preset
+    from simdist.config import LossConfig, ModelConfig, model_preset, parse_overrides, replace, train_preset
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
+    cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
     if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
         cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10),
                       decay_steps=args.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
@@ -224,6 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--steps", type=int, help="override the preset's number of steps")
     sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
                     help="override a ModelConfig field of the preset (repeatable), e.g. policy_sees_actions=false")
+    sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
+                    help="override an Eq. 2 loss weight of the preset (repeatable), e.g. bc=16")
     sp = add("finetune", cmd_finetune, "finetune the dynamics on real (logged) episodes (Eq. 3)")
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
