@@ -6,7 +6,8 @@
 Trains a single-step MLP head (the `bc` baseline's head) on z_t = E(o_t) of the frozen world-model encoder and
 the normalised command, on the expert-flagged transitions of the dataset, and reports, on held-out expert
 transitions, the first-action error (normalised action units) of the world model's own BC head next to the
-probe's. Then both act in the task (BC head alone, and the probe), 5 trials × every grid, in `sim` and `real`.
+probe's (and a `bc` baseline's, with `--bc-baseline`). Then each acts in the task, 5 trials × every grid, in `sim`
+and `real`.
 If the probe walks where the head does not, the encoder carries the information and the head is what limits it.
 """
 
@@ -138,17 +139,19 @@ def main() -> None:
         probe_err = float((head(*features(model, obs, held_out)) - target_n(held_out)).pow(2).mean())
     head_err = float((head_first_action_n(model, obs, held_out) - target_n(held_out)).pow(2).mean())
     errors = {"bc_head": head_err, "probe": probe_err}
+    agents = {"bc_head": PolicyAgent(model), "probe": ProbeAgent(model, head)}
     if args.bc_baseline:
         from simdist.baselines.bc import BCLearner
         actor = BCLearner.load(args.bc_baseline).actor.eval()
         with torch.no_grad():
             raw = actor.to_raw(actor.mode({g: torch.as_tensor(v[held_out]) for g, v in obs.items()}))
         errors["bc_baseline"] = float((model.normalizer.normalize(ACTION, raw) - target_n(held_out)).pow(2).mean())
+        agents["bc_baseline"] = BCLearner.load(args.bc_baseline).agent()
     row = {"task": args.task, "checkpoint": args.checkpoint, "data": args.data, "hidden": args.hidden,
            "steps": args.steps, "heldout_first_action_mse_n": errors}
     log.info("held-out first-action MSE (normalised units): %s", errors)
     for domain in args.domains.split(","):
-        for name, agent in (("bc_head", PolicyAgent(model)), ("probe", ProbeAgent(model, head))):
+        for name, agent in agents.items():
             success, progress = [], []
             for grid in task.grids:
                 env = task.make_env(domain, seed=args.seed)
