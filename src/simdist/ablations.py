@@ -95,9 +95,13 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     if unknown:
         raise KeyError(f"unknown ablation(s) {unknown}; valid ablations: {list(ABLATIONS)}")
     out = Path(out)
-    info, episodes = load_episodes(sim_data)
+    pretrain_names = [n for n in names if not ABLATIONS[n].trainable]
+    finetune_names = [n for n in names if ABLATIONS[n].trainable]
+    # Only pretraining needs the simulation episodes in memory (2.7 M quadruped transitions: several GB, which
+    # the finetunes' own replay windows would otherwise double).
+    info, episodes = load_episodes(sim_data) if pretrain_names or checkpoint is None else (None, [])
     results = {}
-    for name in (n for n in names if not ABLATIONS[n].trainable):
+    for name in pretrain_names:
         data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress)
         model = load_model(model_dir)
         per_grid = {}
@@ -114,10 +118,10 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         lines = ["| variant | sim steps | sim success |", "|---|---|---|"]
         lines += [f"| {n} | {r['steps']} | {r['success_rate']:.2f} |" for n, r in results.items()]
         (out / "ablations.md").write_text("\n".join(lines) + "\n")
-    finetune_names = [n for n in names if ABLATIONS[n].trainable]
     if finetune_names:
         if checkpoint is None:  # the Table I baseline model
             checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress)[1]
+        episodes.clear()  # free them before the finetunes load their replay windows
         variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
         ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
                                     mppi, rounds, episodes_per_round, list(range(seed, seed + seeds)),
