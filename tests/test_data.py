@@ -107,3 +107,17 @@ def test_merge_links_every_file_and_refuses_incompatible_or_existing(tmp_path):
     with pytest.raises(DatasetError, match="does not match"):
         merge_datasets(tmp_path / "n", [tmp_path / "a", tmp_path / "c"])
     assert not (tmp_path / "n").exists()  # nothing written for a refused merge
+
+
+def test_window_statistics_in_chunks_match_a_float64_pass(monkeypatch):
+    import simdist.data.windows as windows
+
+    rng = np.random.default_rng(0)
+    info = DatasetInfo(task="t", domain="sim", control_period_s=0.1, obs_shapes={"proprio": (3,)}, action_dim=2)
+    eps = [Episode(obs={"proprio": (rng.normal(size=(40, 3)) * [1, 10, 0.01] + 5).astype(np.float32)},
+                   action=rng.normal(size=(40, 2)).astype(np.float32)) for _ in range(3)]
+    monkeypatch.setattr(windows, "STATS_CHUNK", 7)  # several chunks, the last one partial
+    st = windows.WindowDataset(info, eps, history=2, horizon=3).statistics()
+    ref = np.concatenate([e.obs["proprio"] for e in eps]).astype(np.float64)
+    np.testing.assert_allclose(st["proprio"].mean, ref.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(st["proprio"].std, ref.std(0), rtol=1e-4)

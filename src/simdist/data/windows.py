@@ -19,6 +19,9 @@ import torch
 from simdist.data.episodes import DatasetError, DatasetInfo, Episode
 
 
+STATS_CHUNK = 65_536  # rows per float64 chunk when computing normaliser statistics
+
+
 @dataclass
 class Stats:
     mean: np.ndarray
@@ -92,9 +95,16 @@ class WindowDataset:
 
     def statistics(self) -> dict[str, Stats]:
         """Per-dimension mean/std of every normalised field (labels from labelled steps only)."""
-        def stats(x: torch.Tensor) -> Stats:
-            x = x.double()
-            return Stats(x.mean(0).float().cpu().numpy(), x.std(0, unbiased=False).float().cpu().numpy())
+        def stats(x: torch.Tensor) -> Stats:  # float64 sums over row chunks: no float64 copy of the whole field
+            total = torch.zeros(x.shape[1:], dtype=torch.float64, device=x.device)
+            squares = torch.zeros_like(total)
+            for chunk in torch.split(x, STATS_CHUNK):
+                chunk = chunk.double()
+                total += chunk.sum(0)
+                squares += chunk.square().sum(0)
+            mean = total / x.shape[0]
+            std = (squares / x.shape[0] - mean.square()).clamp_min(0.0).sqrt()
+            return Stats(mean.float().cpu().numpy(), std.float().cpu().numpy())
 
         out = {g: stats(v) for g, v in self.obs.items()}
         out["action"] = stats(self.action)
