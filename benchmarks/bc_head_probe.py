@@ -14,13 +14,13 @@ If the probe walks where the head does not, the encoder carries the information 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
+
+from records import emit
 
 from simdist.checkpoint import load_model
 from simdist.data.episodes import load_episodes
@@ -162,11 +162,7 @@ def main() -> None:
             row[f"{domain}_{name}"] = {"success": float(np.mean(success)), "progress": float(np.mean(progress)),
                                        "per_grid_success": success}
             log.info("%s %s: success %.2f progress %.2f", domain, name, np.mean(success), np.mean(progress))
-    line = json.dumps(row)
-    print(line, flush=True)
-    if args.out:
-        with Path(args.out).open("a") as f:
-            f.write(line + "\n")
+    emit(row, args.out)
 
 
 if __name__ == "__main__":

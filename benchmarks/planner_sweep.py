@@ -10,9 +10,9 @@ One JSON line per (variant, grid) goes to stdout and to `--out` (appended, so a 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-from pathlib import Path
+
+from records import emit
 
 from simdist.checkpoint import load_model
 from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
@@ -56,11 +56,7 @@ def main() -> None:
             summary = rollout(task, env, agent, ics, seed=args.seed).summary(task.spec.control_period_s)
             row = {"variant": name, "spec": text, "grid": grid, "domain": args.domain,
                    "checkpoint": str(args.checkpoint), **summary}
-            line = json.dumps(row)
-            print(line, flush=True)
-            if args.out:
-                with Path(args.out).open("a") as f:
-                    f.write(line + "\n")
+            emit(row, args.out)
 
 
 if __name__ == "__main__":
