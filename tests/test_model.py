@@ -91,6 +91,25 @@ def test_policy_without_history_reads_only_the_current_latent():
     assert not torch.allclose(before["policy"], model(b)["policy"])
 
 
+def test_policy_ffn_width_is_the_policy_heads_own(tmp_path):
+    from simdist import checkpoint as ckpt
+    from simdist.config import replace
+
+    cfg = model_preset("cpu")
+    wide = WorldModel(replace(cfg, policy_ffn_dim=3 * cfg.ffn_dim), SPECS["proprio"])
+    narrow = WorldModel(cfg, SPECS["proprio"])
+    widths = lambda m, group: {p.shape for n, p in m.parameter_group(group) if p.dim() == 2}
+    assert widths(wide, "dynamics") == widths(narrow, "dynamics")  # the planner's cost is untouched
+    assert (cfg.latent_dim, 3 * cfg.ffn_dim) in widths(wide, "policy")
+    assert (cfg.latent_dim, 3 * cfg.ffn_dim) not in widths(narrow, "policy")
+    ckpt.save_model(tmp_path, wide)
+    assert ckpt.load_model(tmp_path).cfg.policy_ffn_dim == 3 * cfg.ffn_dim
+    # and z_t as the BC head reads it is the context's last token
+    z = torch.randn(2, cfg.latent_dim)
+    ctx = wide.context_n(z, torch.zeros(2, cfg.history, 7), torch.zeros(2, cfg.history, 3))
+    assert torch.equal(wide.latent_token(z), ctx[:, -1:])
+
+
 def test_planning_path_matches_training_path():
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), SPECS["height+command"]).eval()
