@@ -128,6 +128,22 @@ def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulu
     assert shift["unfreeze-value"]["latent_shift"] == 0 and shift["unfreeze-value"]["value_shift"] > 0
     table = (out / "finetune_ablations.md").read_text()
     assert "| unfreeze-value | dynamics+value | 0 |" in table
+    assert res["plot"] == "ablations.png" and (out / "ablations.png").stat().st_size > 0
+    assert "![ablations](ablations.png)" in table
     assert main(argv) == 0  # resumes: every episode and finetune is reused
     again = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert again["finetune_ablations"] == ft
+
+
+def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
+    from simdist.eval.report import _mean_ci, write_ablation_plot
+
+    mean, ci = _mean_ci({"0": [0.0, 1.0], "1": [0.0, 0.0]})
+    assert mean == [0.0, 0.5] and ci[0] == 0.0 and ci[1] == pytest.approx(1.96 * 0.5**0.5 / 2**0.5)
+    assert _mean_ci({"0": [0.2, 0.4]}) == ([0.2, 0.4], [0.0, 0.0])  # one seed: no band
+    variant = {"success_per_round": {"0": [0.0, 0.1]}, "progress_per_round": {"0": [1.2, 1.5]}}
+    summary = {"ablations": {"data-10": {"success_rate": 0.3}},
+               "finetune_ablations": {"variants": {"dynamics-only": variant}}}
+    assert write_ablation_plot(tmp_path, summary) == "ablations.png"
+    assert (tmp_path / "ablations.png").stat().st_size > 0
+    assert write_ablation_plot(tmp_path / "none", {"ablations": {}}) is None

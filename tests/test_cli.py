@@ -58,7 +58,7 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     ab = out["ablations"]
     assert set(ab) == {"data-50", "mlp-heads"} and all(0.0 <= r["success_rate"] <= 1.0 for r in ab.values())
     assert ab["data-50"]["steps"] < ab["mlp-heads"]["steps"]  # half the simulation data
-    assert (tmp_path / "ab" / "ablations.md").exists()
+    assert (tmp_path / "ab" / "ablations.md").exists() and (tmp_path / "ab" / "ablations.png").exists()
 
 
 def test_config_overrides_are_typed_and_checked():

@@ -129,6 +129,13 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         summary["finetune_ablations"] = ft
         (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
+    if results or finetune_names:
+        from simdist.eval.report import write_ablation_plot  # matplotlib only when a plot is written
+
+        summary["plot"] = write_ablation_plot(out, summary)
+        for md in (out / "ablations.md", out / "finetune_ablations.md"):
+            if md.exists() and summary["plot"]:
+                md.write_text(md.read_text() + f"\n![ablations]({summary['plot']})\n")
     return summary
 
 

@@ -211,3 +211,49 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     plt.close(fig)
     (out / "comparison.md").write_text("\n".join(lines) + "\n\n![comparison](comparison.png)\n")
     return out / "comparison.md"
+
+
+def _mean_ci(per_seed: dict[str, list[float]]) -> tuple[list[float], list[float]]:
+    """Mean and 95 % CI half-width per point over seeds (0 for one seed)."""
+    rows = list(per_seed.values())
+    n = len(rows)
+    mean = [sum(col) / n for col in zip(*rows)]
+    sd = [(sum((x - m) ** 2 for x in col) / max(1, n - 1)) ** 0.5 for col, m in zip(zip(*rows), mean)]
+    return mean, [1.96 * s / n**0.5 if n > 1 else 0.0 for s in sd]
+
+
+def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
+    """`ablations.png`: Table I variants' `sim` success as bars, and the Fig. 10 variants' `real` success (and
+    forward progress, where the task reports it) per adaptation round, mean ± 95 % CI over seeds."""
+    table, finetune = summary.get("ablations") or {}, (summary.get("finetune_ablations") or {}).get("variants", {})
+    with_progress = any("progress_per_round" in r for r in finetune.values())
+    panels = bool(table) + (1 + with_progress) * bool(finetune)
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, panels, figsize=(4.5 * panels, 3.4), squeeze=False)
+    axes = list(axes[0])
+    if table:
+        ax = axes.pop(0)
+        ax.bar(range(len(table)), [r["success_rate"] for r in table.values()])
+        ax.set_xticks(range(len(table)), list(table), rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("sim success (Table I)")
+        ax.set_ylim(0.0, 1.05)
+    for key, label in (("success_per_round", "real success"), ("progress_per_round", "real progress (m)")):
+        if not finetune or (key == "progress_per_round" and not with_progress):
+            continue
+        ax = axes.pop(0)
+        for name, r in finetune.items():
+            if key in r:
+                mean, ci = _mean_ci(r[key])
+                rounds = range(len(mean))
+                ax.plot(rounds, mean, marker="o", label=f"{name} ({len(r[key])} seeds)")
+                ax.fill_between(rounds, [m - c for m, c in zip(mean, ci)], [m + c for m, c in zip(mean, ci)], alpha=0.2)
+        ax.set_xlabel("adaptation round (0 = zero shot)")
+        ax.set_ylabel(f"{label} (Fig. 10)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    name = "ablations.png"
+    fig.savefig(Path(out) / name, dpi=120)
+    plt.close(fig)
+    return name
