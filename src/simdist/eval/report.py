@@ -247,7 +247,10 @@ def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
                 mean, ci = _mean_ci(r[key])
                 rounds = range(len(mean))
                 ax.plot(rounds, mean, marker="o", label=f"{name} ({len(r[key])} seeds)")
-                ax.fill_between(rounds, [m - c for m, c in zip(mean, ci)], [m + c for m, c in zip(mean, ci)], alpha=0.2)
+                low, high = [m - c for m, c in zip(mean, ci)], [m + c for m, c in zip(mean, ci)]
+                if key == "success_per_round":  # a rate: the band stays inside [0, 1]
+                    low, high = [max(0.0, x) for x in low], [min(1.0, x) for x in high]
+                ax.fill_between(rounds, low, high, alpha=0.2)
         ax.set_xlabel("adaptation round (0 = zero shot)")
         ax.set_ylabel(f"{label} (Fig. 10)")
         ax.grid(alpha=0.3)
