@@ -1,6 +1,8 @@
 """Baselines (issue #7): each update runs on tiny data and improves a trivial problem; SGFT shaping is exact;
 symmetric sampling holds its ratio; checkpoints round-trip. Synthetic 1-D data keeps the file fast."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -251,8 +253,6 @@ SMALL = dict(steps=30, offline_steps=30, value_fit_steps=30, max_updates_per_rou
 
 @pytest.mark.parametrize("method", ["iql", "rlpd", "sgft", "dp_cotrain"])
 def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
-    import json
-
     from simdist.baselines.run import RESULTS_FILE, run_baseline
     from simdist.data.episodes import load_episodes
 
@@ -344,3 +344,23 @@ def test_observation_stats_match_the_stacked_statistics():
     mean, std = observation_stats(eps)["proprio"]
     np.testing.assert_allclose(mean, stacked.mean(0), atol=1e-12)
     np.testing.assert_allclose(std, stacked.std(0), atol=1e-9)
+
+
+def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):
+    from simdist.cli import main
+
+    argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
+            str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",
+            "--prior-weight", "0.5", "--out", str(tmp_path), "--json", "--quiet"]
+    assert main(argv) == 0
+    methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]
+    for method in ("simdist", "simdist_bc"):
+        run = json.loads((tmp_path / method / "seed_0" / "baseline_results.json").read_text())
+        assert run["method"] == method and [r["episodes"] for r in run["rounds"]] == [2, 2]  # zero shot + 1 round
+        cfg = json.loads((tmp_path / method / "seed_0" / "adapt_config.json").read_text())
+        assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["finetune"]["sim_replay_fraction"] > 0  # replay reached
+        minutes = methods[method]["real_minutes"]
+        assert len(minutes) == 2 and 0 < minutes[0] < minutes[1]
+    # SimDist+BC's demonstrations count as robot time from the start; SimDist has none
+    assert methods["simdist_bc"]["real_minutes"][0] > methods["simdist"]["real_minutes"][0]
+    assert (tmp_path / "comparison.png").exists()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -85,11 +86,12 @@ def _round_model(out: Path, j: int, pretrained: str | Path, has_initial_data: bo
 
 
 def _real_steps_through(data_dir: Path, j: int) -> int:
-    """Steps of real data collected up to and including round j (and any initial data): a resumed run reports
-    each completed round's budget as it was, not the whole folder's."""
+    """Steps of real data up to and including round j: every file but later rounds' (initial data and
+    demonstrations count from the start), so a resumed run reports each completed round's budget as it was."""
     info = read_info(data_dir)
-    rounds_so_far = tuple(f"r{k:02d}_" for k in range(j + 1)) + ("init_",)
-    return sum(len(e) for p in episode_files(data_dir) if p.stem.startswith(rounds_so_far)
+    later = re.compile(r"r(\d\d)_")
+    return sum(len(e) for p in episode_files(data_dir)
+               if not ((m := later.match(p.stem)) and int(m.group(1)) > j)
                for e in read_episode_file(p, info))
 
 

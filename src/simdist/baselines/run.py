@@ -32,14 +32,15 @@ from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, observ
                                       world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, read_info, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, rollout
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
 OFFLINE_METHODS = ("bc", "dp", "dp_cotrain")
-METHODS = (*OFFLINE_METHODS, *ONLINE_METHODS, "simdist_bc")
+WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimDist checkpoint
+METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
 DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones
@@ -113,11 +114,13 @@ def _train_bc(spec, sim_eps: list[Episode], sim_stats: dict, preset: str, gamma:
 def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path, real_episode_budget: int = 40,
                  episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
-                 overrides: dict[str, Any] | None = None, progress: bool = False) -> dict:
+                 overrides: dict[str, Any] | None = None, progress: bool = False,
+                 prior_weight: float | None = None) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
-    `checkpoint` (a SimDist model) is needed for SimDist+BC and for the quadruped's learned reward.
+    `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
+    `prior_weight` sets their planner's BC-chunk prior λ (default: the MPPI preset's).
     """
     from simdist.tasks import get_task
 
@@ -129,7 +132,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     torch.manual_seed(seed)
     out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
     out.mkdir(parents=True, exist_ok=True)
-    info, sim_eps = load_episodes(sim_data_dir)
+    info = read_info(sim_data_dir)
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
     setting, gamma = _setting(task), task.spec.gamma
@@ -140,19 +143,26 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
             "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period),
             "episodes_per_update": episodes_per_update, "episodes_per_round": episodes_per_round}
 
-    if method == "simdist_bc":
-        from simdist.adapt import AdaptConfig
+    if method in WORLD_MODEL_METHODS:  # the same budget: J + 1 evaluation rounds of M episodes, J finetunes
+        from simdist.adapt import AdaptConfig, adapt
         from simdist.baselines.simdist_bc import run_simdist_bc
-        from simdist.config import finetune_preset, model_preset_for, mppi_preset
+        from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace
 
         if checkpoint is None:
-            raise ValueError("simdist_bc needs a pretrained SimDist checkpoint (checkpoint=...)")
+            raise ValueError(f"{method} needs a pretrained SimDist checkpoint (checkpoint=...)")
         name = model_preset_for(task, preset)
         cfg = AdaptConfig(rounds=rounds - 1, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
-        result = {**meta, **run_simdist_bc(task, checkpoint, out, demo_eps, cfg, mppi_preset(name),
-                                           finetune_preset(name), progress)}
+        mppi = mppi_preset(name) if prior_weight is None else replace(mppi_preset(name), prior_weight=prior_weight)
+        if method == "simdist":
+            adapted = adapt(task, checkpoint, out, cfg, mppi, finetune_preset(name), progress=progress,
+                            sim_data=sim_data_dir)
+        else:
+            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, mppi, finetune_preset(name), progress,
+                                     sim_data=sim_data_dir)
+        result = {**meta, **adapted, "method": method}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
+    _, sim_eps = load_episodes(sim_data_dir)
 
     from simdist.adapt import round_initial_conditions
 
@@ -302,7 +312,8 @@ def cmd_compare(args) -> dict:
     for method in methods:
         runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
-                             grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet)
+                             grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
+                             prior_weight=args.prior_weight)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -336,7 +347,8 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--episodes-per-round", type=int, default=20, help="evaluation point every M episodes")
     sp.add_argument("--grid", default="default", help="evaluation grid, or all: each round split over every grid")
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
-    sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist_bc; quadruped learned reward)")
+    sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
+    sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp
