@@ -195,8 +195,11 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
         mean = s["success_mean"]
         ci = [1.96 * sd / n**0.5 for sd in s["success_std"]]
         minutes = s["real_minutes"]
-        ax.plot(minutes, mean, marker="o", label=method)
-        ax.fill_between(minutes, [m - c for m, c in zip(mean, ci)], [m + c for m, c in zip(mean, ci)], alpha=0.2)
+        (line,) = ax.plot(minutes, mean, marker="o", label=method)
+        if len(mean) == 1:  # a policy deployed once (BC, Diffusion Policy): the paper's horizontal line
+            ax.axhline(mean[0], color=line.get_color(), linestyle="--", alpha=0.7)
+        ax.fill_between(minutes, [max(0.0, m - c) for m, c in zip(mean, ci)], [min(1.0, m + c) for m, c in zip(mean, ci)],
+                        alpha=0.2)
         points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
         progress = ", ".join(f"{x:.2f} m" for x in s.get("progress_mean", []))
         lines.append(f"| {method} | {n} | {points} | {', '.join(f'{x:.1f}' for x in minutes)} | "
