@@ -139,7 +139,7 @@ def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
     from simdist.eval.report import _mean_ci, write_ablation_plot
 
     mean, ci = _mean_ci({"0": [0.0, 1.0], "1": [0.0, 0.0]})
-    assert mean == [0.0, 0.5] and ci[0] == 0.0 and ci[1] == pytest.approx(1.96 * 0.5**0.5 / 2**0.5)
+    assert mean == [0.0, 0.5] and ci[0] == 0.0 and ci[1] == pytest.approx(1.96 * 0.5 / 2**0.5)  # std 0.5 of 2
     assert _mean_ci({"0": [0.2, 0.4]}) == ([0.2, 0.4], [0.0, 0.0])  # one seed: no band
     variant = {"success_per_round": {"0": [0.0, 0.1]}, "progress_per_round": {"0": [1.2, 1.5]}}
     summary = {"ablations": {"data-10": {"success_rate": 0.3}},

@@ -85,6 +85,11 @@ def _round_model(out: Path, j: int, pretrained: str | Path, has_initial_data: bo
     return out / f"round_{j:02d}" / "model"
 
 
+def round_progress(row: dict) -> float | None:
+    """Mean forward progress (m) of a round's episodes, for tasks that report it (the quadruped); else None."""
+    return row.get("metrics", {}).get("progress_m")
+
+
 def _real_steps_through(data_dir: Path, j: int) -> int:
     """Steps of real data up to and including round j: every file but later rounds' (initial data and
     demonstrations count from the start), so a resumed run reports each completed round's budget as it was."""

@@ -15,17 +15,13 @@ import numpy as np
 import torch
 
 from simdist import checkpoint as ckpt
-from simdist.adapt import AdaptConfig, adapt
+from simdist.adapt import AdaptConfig, adapt, round_progress
 from simdist.config import FinetuneConfig, MPPIConfig, replace
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.world_model import COMMAND, VALUE, WorldModel
 
 log = logging.getLogger(__name__)
-
-
-def _progress(row: dict) -> float | None:
-    return row.get("metrics", {}).get("progress_m")
 MAX_WINDOWS = 2048
 
 
@@ -63,14 +59,14 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
     base = ckpt.load_model(checkpoint)
     results = {}
     for name, trainable in variants.items():
-        per_seed, progress, shifts = {}, {}, {}
+        per_seed, progress_m, shifts = {}, {}, {}
         for seed in seeds:
             cfg = AdaptConfig(rounds=rounds, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
             res = adapt(task, checkpoint, out / name / f"seed_{seed}", cfg, mppi, replace(ft, trainable=trainable),
                         progress=progress, sim_data=sim_data)
             per_seed[str(seed)] = [r["success_rate"] for r in res["rounds"]]
-            if all(_progress(r) is not None for r in res["rounds"]):  # the quadruped's forward progress
-                progress[str(seed)] = [_progress(r) for r in res["rounds"]]
+            if all(round_progress(r) is not None for r in res["rounds"]):  # the quadruped's forward progress
+                progress_m[str(seed)] = [round_progress(r) for r in res["rounds"]]
             run = out / name / f"seed_{seed}"
             if rounds > 0:  # the last finetuned model, on every real episode of its run
                 shifts[str(seed)] = head_input_shift(base, ckpt.load_model(run / f"round_{rounds:02d}" / "model"),
@@ -79,9 +75,9 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
         results[name] = {"trainable": list(trainable), "success_per_round": per_seed,
                          "mean_success_per_round": np.mean(list(per_seed.values()), axis=0).tolist(),
                          "final_model_shift": shifts}
-        if progress:
-            results[name]["progress_per_round"] = progress
-            results[name]["mean_progress_per_round"] = np.mean(list(progress.values()), axis=0).tolist()
+        if progress_m:
+            results[name]["progress_per_round"] = progress_m
+            results[name]["mean_progress_per_round"] = np.mean(list(progress_m.values()), axis=0).tolist()
     return {"checkpoint": str(checkpoint), "rounds": rounds, "episodes_per_round": episodes_per_round, "grid": grid,
             "seeds": list(seeds), "variants": results}
 

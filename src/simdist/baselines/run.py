@@ -304,6 +304,8 @@ def _seeds(text: str) -> list[int]:
 
 
 def cmd_compare(args) -> dict:
+    from simdist.adapt import round_progress
+
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -321,8 +323,8 @@ def cmd_compare(args) -> dict:
                            "real_minutes": np.mean([[r["real_minutes"] for r in run["rounds"]] for run in runs],
                                                    axis=0).tolist(),
                            "final_success_mean": float(curves[:, -1].mean())}
-        if all("progress_m" in r.get("metrics", {}) for run in runs for r in run["rounds"]):  # legged tasks
-            progress = np.array([[r["metrics"]["progress_m"] for r in run["rounds"]] for run in runs])
+        if all(round_progress(r) is not None for run in runs for r in run["rounds"]):  # legged tasks
+            progress = np.array([[round_progress(r) for r in run["rounds"]] for run in runs])
             summary[method]["progress_mean"] = progress.mean(0).tolist()
     result = {"task": args.task, "methods": summary, "out": str(out)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))

@@ -8,13 +8,12 @@ import html
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-
-def _progress(r: dict) -> float | None:
-    return r.get("metrics", {}).get("progress_m")
+from simdist.adapt import round_progress  # noqa: E402
 
 
 def _grid_cell(grid: str, m: dict) -> str:
@@ -24,7 +23,7 @@ def _grid_cell(grid: str, m: dict) -> str:
 
 def _learning_curve(out: Path, results: dict) -> str:
     """Success (and, for tasks that report it, forward progress: the quadruped's metric) vs real minutes."""
-    with_progress = any(_progress(r) is not None for res in results.values() for r in res["rounds"])
+    with_progress = any(round_progress(r) is not None for res in results.values() for r in res["rounds"])
     fig, axes = plt.subplots(1, 2 if with_progress else 1, figsize=(9 if with_progress else 5, 3.2), squeeze=False)
     for grid, res in results.items():
         xs = [r["real_minutes"] for r in res["rounds"]]
@@ -32,7 +31,7 @@ def _learning_curve(out: Path, results: dict) -> str:
         before = [0.0] + xs[:-1]
         axes[0][0].plot(before, [r["success_rate"] for r in res["rounds"]], marker="o", label=grid)
         if with_progress:
-            axes[0][1].plot(before, [_progress(r) or 0.0 for r in res["rounds"]], marker="o", label=grid)
+            axes[0][1].plot(before, [round_progress(r) or 0.0 for r in res["rounds"]], marker="o", label=grid)
     axes[0][0].set_ylabel("success rate")
     axes[0][0].set_ylim(-0.05, 1.05)
     if with_progress:
@@ -163,7 +162,7 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
                 pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
                 err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
             throughput = f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""
-            progress = f"{_progress(r):.2f} m" if _progress(r) is not None else ""
+            progress = f"{round_progress(r):.2f} m" if round_progress(r) is not None else ""
             by_grid = ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())
             lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {progress} | "
                          f"{throughput} | {err} | {by_grid} |")
@@ -183,6 +182,12 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
     return out / "report.md"
 
 
+def _ci95(std: float, n: int) -> float:
+    """Normal-approximation 95 % CI half-width of a mean over n seeds from their (population) std, as
+    `simdist compare` records it (0 for one seed)."""
+    return 1.96 * float(std) / max(1, n) ** 0.5
+
+
 def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     """Fig. 4-style comparison: success vs real robot minutes per method, mean ± 95 % CI over seeds, plus a
     markdown table (`comparison.md`, `comparison.png`)."""
@@ -193,7 +198,7 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     for method, s in summary.items():
         n = max(1, len(s["seeds"]))
         mean = s["success_mean"]
-        ci = [1.96 * sd / n**0.5 for sd in s["success_std"]]
+        ci = [_ci95(sd, n) for sd in s["success_std"]]
         minutes = s["real_minutes"]
         (line,) = ax.plot(minutes, mean, marker="o", label=method)
         if len(mean) == 1:  # a policy deployed once (BC, Diffusion Policy): the paper's horizontal line
@@ -217,12 +222,9 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
 
 
 def _mean_ci(per_seed: dict[str, list[float]]) -> tuple[list[float], list[float]]:
-    """Mean and 95 % CI half-width per point over seeds (0 for one seed)."""
-    rows = list(per_seed.values())
-    n = len(rows)
-    mean = [sum(col) / n for col in zip(*rows)]
-    sd = [(sum((x - m) ** 2 for x in col) / max(1, n - 1)) ** 0.5 for col, m in zip(zip(*rows), mean)]
-    return mean, [1.96 * s / n**0.5 if n > 1 else 0.0 for s in sd]
+    """Mean and 95 % CI half-width per point over seeds, as the comparison plot computes them."""
+    rows = np.asarray(list(per_seed.values()), dtype=float)
+    return rows.mean(0).tolist(), [_ci95(sd, len(rows)) for sd in rows.std(0)]
 
 
 def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
