@@ -121,3 +121,21 @@ def test_window_statistics_in_chunks_match_a_float64_pass(monkeypatch):
     ref = np.concatenate([e.obs["proprio"] for e in eps]).astype(np.float64)
     np.testing.assert_allclose(st["proprio"].mean, ref.mean(0), rtol=1e-6)
     np.testing.assert_allclose(st["proprio"].std, ref.std(0), rtol=1e-4)
+
+
+def test_episode_files_order_is_by_name_not_modification_time(tmp_path):
+    import os
+
+    from simdist.data.episodes import episode_files
+
+    info = DatasetInfo(task="t", domain="sim", control_period_s=0.1, obs_shapes={"proprio": (2,)}, action_dim=1)
+    create_dataset(tmp_path, info)
+    ep = Episode(obs={"proprio": np.zeros((3, 2), np.float32)}, action=np.zeros((3, 1), np.float32))
+    for name in ("s0_w1_00000", "s0_w0_00000", "s0_w0_00001"):  # parallel workers finish in any order
+        write_episodes(tmp_path, [ep], name=name)
+    unnamed = [write_episodes(tmp_path, [ep]) for _ in range(3)]  # e.g. a robot process without names
+    for k, path in enumerate(episode_files(tmp_path)):  # a copy or a slow worker reorders modification times
+        os.utime(path, ns=(10**18 - k, 10**18 - k))
+    names = [p.name for p in episode_files(tmp_path)]
+    assert names[:3] == [p.name for p in unnamed]  # unnamed writes sort first, in write order
+    assert names[3:] == ["s0_w0_00000.h5", "s0_w0_00001.h5", "s0_w1_00000.h5"]

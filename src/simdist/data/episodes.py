@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -135,7 +136,7 @@ def write_episodes(root: str | Path, episodes: list[Episode], name: str | None =
             ep.validate(info)
         except DatasetError as err:
             raise DatasetError(f"episode {i} not written: {err}") from err
-    name = name or f"{uuid.uuid4().hex}"
+    name = name or f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"  # sorts in write order, never collides
     final = root / "episodes" / f"{name}.h5"
     if final.exists():
         raise DatasetError(f"{final} exists already; refusing to overwrite recorded data")
@@ -164,9 +165,11 @@ def write_episodes(root: str | Path, episodes: list[Episode], name: str | None =
 
 
 def episode_files(root: str | Path) -> list[Path]:
-    """Completed episode files in write order (temporary files of interrupted writes are ignored)."""
-    files = [p for p in (Path(root) / "episodes").glob("*.h5")]
-    return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name))
+    """Completed episode files in name order (temporary files of interrupted writes are ignored). Every writer
+    names files so that this is a stable, meaningful order: generators by seed/worker/counter, adaptation by
+    round/episode, the robot logger and unnamed writes by time. Modification times are not used: parallel
+    workers and copies reorder them, and the dataset order decides the training run."""
+    return sorted((Path(root) / "episodes").glob("*.h5"), key=lambda p: p.name)
 
 
 def read_episode_file(path: Path, info: DatasetInfo) -> list[Episode]:
