@@ -59,6 +59,23 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     assert set(ab) == {"data-50", "mlp-heads"} and all(0.0 <= r["success_rate"] <= 1.0 for r in ab.values())
     assert ab["data-50"]["steps"] < ab["mlp-heads"]["steps"]  # half the simulation data
     assert (tmp_path / "ab" / "ablations.md").exists() and (tmp_path / "ab" / "ablations.png").exists()
+    assert "mean_return" in ab["data-50"]  # `sim` reports the dense episode return (the quadruped's Table I metric)
+
+
+def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, capsys, pendulum_data, monkeypatch):
+    common = ["--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"), "--steps", "4", "--trials", "1",
+              "--json", "--quiet"]
+    first = run_json(capsys, "ablate", "pendulum", "--variants", "data-50", *common)["ablations"]
+    run_json(capsys, "ablate", "pendulum", "--variants", "mlp-heads", *common)
+
+    def no_loading(*args, **kwargs):
+        raise AssertionError("evaluated variants must come from their cache")
+
+    monkeypatch.setattr("simdist.ablations.load_episodes", no_loading)
+    both = run_json(capsys, "ablate", "pendulum", "--variants", "data-50,mlp-heads", *common)["ablations"]
+    assert both["data-50"] == first["data-50"] and set(both) == {"data-50", "mlp-heads"}
+    table = (tmp_path / "ab" / "ablations.md").read_text()
+    assert "| data-50 |" in table and "| mlp-heads |" in table and "episode return" in table
 
 
 def test_config_overrides_are_typed_and_checked():

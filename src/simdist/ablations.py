@@ -83,6 +83,42 @@ def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, mod
     return data_dir, model_dir
 
 
+def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: ModelConfig, train_cfg: TrainConfig,
+                      mppi: MPPIConfig, trials: int, seed: int, progress: bool) -> dict:
+    """Pretrain a Table I variant and evaluate its planner in `sim` on every grid; cached in `NAME/eval.json`,
+    so variants can be run by several processes into one folder and gathered by a last call with all of them."""
+    cache = out / name / "eval.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress)
+    agent = MPPIAgent(load_model(model_dir), mppi)
+    per_grid = {}
+    for grid in task.grids:
+        res = rollout(task, task.make_env("sim", seed=seed + 1), agent,
+                      task.initial_conditions(grid, trials, seed=seed + 1), progress=progress)
+        per_grid[grid] = res.summary(task.spec.control_period_s)
+    # Every metric the task reports (success; progress and episode return on the quadruped), mean over grids.
+    keys = sorted({k for s in per_grid.values() for k in s if k == "success_rate" or k.startswith("mean_")})
+    result = {k: float(np.mean([s.get(k, 0.0) for s in per_grid.values()])) for k in keys}
+    result.update(grids={g: s["success_rate"] for g, s in per_grid.items()},
+                  steps=sum(len(e) for e in load_episodes(data_dir)[1]))
+    cache.write_text(json.dumps(result, indent=2))
+    log.info("ablation %s: sim success %.2f", name, result["success_rate"])
+    return result
+
+
+def table_one(results: dict[str, dict]) -> list[str]:
+    """Markdown rows: sim success, and the mean progress and episode return where the task reports them."""
+    extra = [(k, label) for k, label in (("mean_progress_m", "progress (m)"), ("mean_return", "episode return"))
+             if any(k in r for r in results.values())]
+    head = ["variant", "sim steps", "sim success"] + [label for _, label in extra]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for n, r in results.items():
+        cells = [n, str(r["steps"]), f"{r['success_rate']:.2f}"] + [f"{r[k]:.2f}" if k in r else "–" for k, _ in extra]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
                   train_cfg: TrainConfig, mppi: str | MPPIConfig, trials: int, seed: int = 0, progress: bool = True, *,
                   checkpoint: str | Path | None = None, finetune_cfg: FinetuneConfig | None = None, rounds: int = 2,
@@ -99,24 +135,16 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     finetune_names = [n for n in names if ABLATIONS[n].trainable]
     # Only pretraining needs the simulation episodes in memory (2.7 M quadruped transitions: several GB, which
     # the finetunes' own replay windows would otherwise double).
-    info, episodes = load_episodes(sim_data) if pretrain_names or checkpoint is None else (None, [])
-    results = {}
-    for name in pretrain_names:
-        data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress)
-        model = load_model(model_dir)
-        per_grid = {}
-        for grid in task.grids:
-            res = rollout(task, task.make_env("sim", seed=seed + 1), MPPIAgent(model, mppi),
-                          task.initial_conditions(grid, trials, seed=seed + 1), progress=progress)
-            per_grid[grid] = res.summary(task.spec.control_period_s)["success_rate"]
-        results[name] = {"success_rate": float(np.mean(list(per_grid.values()))), "grids": per_grid,
-                         "steps": sum(len(e) for e in load_episodes(data_dir)[1])}
-        log.info("ablation %s: sim success %.2f", name, results[name]["success_rate"])
+    # Variants evaluated by an earlier call are read from their cache, with no data loaded.
+    todo = [n for n in pretrain_names if not (out / n / "eval.json").exists()]
+    needs_base = finetune_names and checkpoint is None and not (out / "simdist" / "model" / "done").exists()
+    info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
+    results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
+                                       progress) for name in pretrain_names}
     summary: dict = {"task": task.spec.name, "ablations": results}
     if results:
         (out / "ablations.json").write_text(json.dumps(summary, indent=2))
-        lines = ["| variant | sim steps | sim success |", "|---|---|---|"]
-        lines += [f"| {n} | {r['steps']} | {r['success_rate']:.2f} |" for n, r in results.items()]
+        lines = table_one(results)
         (out / "ablations.md").write_text("\n".join(lines) + "\n")
     if finetune_names:
         if checkpoint is None:  # the Table I baseline model

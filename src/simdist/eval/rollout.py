@@ -73,6 +73,8 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int = 0, pr
             if terminated or truncated:
                 break
         m = task.episode_metrics(infos)
+        if infos and "dense_reward" in infos[0]:  # `sim` only: the paper's Table I metric for the quadruped
+            m["return"] = float(sum(i["dense_reward"] for i in infos))
         ep = Episode(obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
                      action=np.asarray(actions, np.float32),
                      command=np.asarray(commands, np.float32) if spec.command_dim else None,
