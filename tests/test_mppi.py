@@ -174,24 +174,3 @@ def test_refit_gives_non_finite_returns_zero_weight_like_leaving_them_out():
     torch.testing.assert_close(mean, (w * elites).sum(0))
     torch.testing.assert_close(std, ((w * (elites - mean) ** 2).sum(0)).sqrt().clamp(cfg.min_std, cfg.max_std))
     assert best == r[0]
-
-
-@pytest.mark.parametrize("preset,head_type,command_dim", [
-    ("cpu", "transformer", 1), ("cpu", "transformer", 0), ("cpu", "mlp", 1), ("quadruped-cpu", "transformer", 3),
-])
-def test_column_scoring_matches_plan_returns(preset, head_type, command_dim):
-    """The compiled CPU planner's column layout (model/columns.py) scores exactly as `plan_returns_n`."""
-    from simdist.model.columns import plan_returns_columns
-
-    spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=command_dim)
-    torch.manual_seed(0)
-    model = WorldModel(replace(model_preset(preset), head_type=head_type), spec).eval()
-    H, T = model.cfg.history, model.cfg.horizon
-    command = torch.randn(1, command_dim) if command_dim else None
-    ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 2), command)
-    actions = torch.randn(40, T, 2)
-    with torch.no_grad():
-        want = model.plan_returns_n(ctx, actions, 0.97)
-        got = plan_returns_columns(model, ctx, actions, 0.97)
-    assert got.shape == (40,)
-    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-4)

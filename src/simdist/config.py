@@ -151,9 +151,6 @@ class MPPIConfig:
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to
     # float rounding. Opt-in: 3 s per planner with inductor's on-disk cache, 15-40 s cold (docs/benchmarks.md).
     compile: bool = False
-    # With `compile` on CPU, score candidates as columns (model/columns.py): vectorised over the candidates
-    # instead of tiny per-candidate attention matmuls. Same returns; off for an A/B against the row layout.
-    column_layout: bool = True
     # Keep freed memory in the process heap (glibc mallopt, process-wide, Linux): otherwise every plan re-faults
     # its temporaries (~5,000 page faults per quadruped-cpu plan, +50 % latency in half the processes measured).
     retain_heap: bool = True

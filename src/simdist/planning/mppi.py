@@ -11,8 +11,7 @@ the action bounds. Warm start: the previous mean shifted one step (the authors' 
 A non-finite return is never an elite; if no return is finite, the plan falls back to the base policy.
 
 With `MPPIConfig.compile` one iteration (sampling from the given noise, clipping, `WorldModel.plan_returns_n`,
-the elite refit) and the base-policy head run through `torch.compile` (static shapes; on CPU the candidates are
-scored column-wise, model/columns.py; the random numbers are
+the elite refit) and the base-policy head run through `torch.compile` (static shapes; the random numbers are
 still drawn eagerly from the planner's generator, so the plan is the eager one up to float rounding, see
 tests/test_mppi.py). The planner compiles when it is built (`compile_s`), so an MPPIAgent's first control
 step is not late.
@@ -29,7 +28,6 @@ from dataclasses import dataclass
 import torch
 
 from simdist.config import MPPIConfig
-from simdist.model.columns import plan_returns_columns
 from simdist.model.world_model import ACTION, PROPRIO, PlanningContext, WorldModel
 
 log = logging.getLogger(__name__)
@@ -213,12 +211,11 @@ def _compiled_heads(planner: MPPIPlanner):
     given noise, clipping, scoring and the elite refit in one graph. Bound to the planner's model; its weights
     stay graph inputs (finetuning is seen), a new shape or dtype recompiles."""
     model, cfg, clip = planner.model, planner.cfg, planner._clip
-    score = plan_returns_columns if cfg.column_layout and planner.device.type == "cpu" else WorldModel.plan_returns_n
 
     def iterate(z, dynamics_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
         ctx = PlanningContext(z, dynamics_kv, [], command_n)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
-        returns = score(model, ctx, candidates, cfg.discount)
+        returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount)
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(policy_kv, command_n):
