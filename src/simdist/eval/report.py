@@ -231,18 +231,23 @@ def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
     """`ablations.png`: Table I variants' `sim` success as bars, and the Fig. 10 variants' `real` success (and
     forward progress, where the task reports it) per adaptation round, mean ± 95 % CI over seeds."""
     table, finetune = summary.get("ablations") or {}, (summary.get("finetune_ablations") or {}).get("variants", {})
+    from simdist.ablations import TABLE_ONE_METRICS
+
     with_progress = any("progress_per_round" in r for r in finetune.values())
-    panels = bool(table) + (1 + with_progress) * bool(finetune)
+    # Table I bars: success, and the quadruped's progress and episode return (the paper's metric there)
+    bars = [(k, label) for k, label in TABLE_ONE_METRICS if table and all(k in r for r in table.values())]
+    panels = len(bars) + (1 + with_progress) * bool(finetune)
     if not panels:
         return None
     fig, axes = plt.subplots(1, panels, figsize=(4.5 * panels, 3.4), squeeze=False)
     axes = list(axes[0])
-    if table:
+    for key, label in bars:
         ax = axes.pop(0)
-        ax.bar(range(len(table)), [r["success_rate"] for r in table.values()])
+        ax.bar(range(len(table)), [r[key] for r in table.values()])
         ax.set_xticks(range(len(table)), list(table), rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel("sim success (Table I)")
-        ax.set_ylim(0.0, 1.05)
+        ax.set_ylabel(f"sim {label} (Table I)")
+        if key == "success_rate":
+            ax.set_ylim(0.0, 1.05)
     for key, label in (("success_per_round", "real success"), ("progress_per_round", "real progress (m)")):
         if not finetune or (key == "progress_per_round" and not with_progress):
             continue
