@@ -99,3 +99,23 @@ def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data
     record = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
     assert "train/latent" in record and "train/bc" not in record  # a zero weight drops the term
     assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--loss-set", "bcc=1"]) == 2
+
+
+def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsys, caplog, pendulum_data):
+    from simdist.data.episodes import load_episodes
+
+    experts = tmp_path / "experts"
+    run_json(capsys, "generate", "pendulum", "--episodes", "30", "--expert-only", "--out", str(experts), "--json",
+             "--quiet")
+    _, episodes = load_episodes(experts)
+    assert all(e.source_policy == "expert" and e.expert.all() for e in episodes)  # no sub-optimal policy, no noise
+    common = ["--variants", "expert-only", "--steps", "2", "--trials", "1", "--json", "--quiet"]
+    subset = run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"),
+                      *common)["ablations"]["expert-only"]
+    full = run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "b"),
+                    "--expert-data", str(experts), *common)["ablations"]["expert-only"]
+    volume = sum(len(e) for e in load_episodes(pendulum_data)[1])
+    assert subset["steps"] < 0.8 * volume <= volume <= full["steps"]  # same volume as the full data
+    assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "c"),
+                 "--expert-data", str(pendulum_data), *common]) == 2  # Alg. 2 data is not expert-only
+    assert "not clean expert episodes" in caplog.text

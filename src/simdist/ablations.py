@@ -19,7 +19,7 @@ import numpy as np
 
 from simdist.checkpoint import load_model
 from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset, mppi_preset
-from simdist.data.episodes import Episode, create_dataset, load_episodes, write_episodes
+from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.eval.rollout import rollout
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
@@ -58,27 +58,51 @@ TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress 
                      ("mean_return", "episode return"))
 
 
-def _subset(episodes: list[Episode], ablation: Ablation, seed: int) -> list[Episode]:
+def _subset(episodes: list[Episode], ablation: Ablation, seed: int,
+            expert_episodes: list[Episode] | None = None) -> list[Episode]:
+    """The variant's share of the simulation data. Expert-only takes `expert_episodes` (a dataset from
+    `generate --expert-only`) up to the same volume, or else the expert episodes of the full data."""
     rng = np.random.default_rng(seed)
     budget = int(sum(len(e) for e in episodes) * ablation.data_fraction)
-    pool = [e for e in episodes if e.source_policy == "expert"] if ablation.expert_only else episodes
+    pool = episodes
+    if ablation.expert_only:
+        pool = expert_episodes if expert_episodes is not None else [e for e in episodes if e.source_policy == "expert"]
     chosen, steps = [], 0
     for i in rng.permutation(len(pool)):
         if steps >= budget:
             break
         chosen.append(pool[i])
         steps += len(pool[i])
+    if steps < 0.95 * budget:
+        log.warning("ablation data: %d steps, %.0f %% of the %d asked for (the source has no more)", steps,
+                    100 * steps / max(budget, 1), budget)
     return chosen
 
 
+def _expert_episodes(expert_data: str | Path, info: DatasetInfo) -> list[Episode]:
+    expert_info, episodes = load_episodes(expert_data)
+    mismatch = [f for f in ("task", "obs_shapes", "action_dim", "command_dim", "control_period_s")
+                if getattr(expert_info, f) != getattr(info, f)]
+    if mismatch:
+        raise DatasetError(f"--expert-data {expert_data} does not match --sim-data in {mismatch}")
+    impure = sum(e.source_policy != "expert" or (e.expert is not None and not e.expert.all()) for e in episodes)
+    if impure:
+        raise DatasetError(f"--expert-data {expert_data}: {impure} of {len(episodes)} episodes are not clean expert "
+                           "episodes; generate it with `--expert-only`")
+    return episodes
+
+
 def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, model_cfg: ModelConfig,
-                        train_cfg: TrainConfig, seed: int, progress: bool) -> tuple[Path, Path]:
+                        train_cfg: TrainConfig, seed: int, progress: bool,
+                        expert_data: str | Path | None = None) -> tuple[Path, Path]:
     """Pretrain (or reuse) a Table I variant; returns its (sim data, model) directories."""
     ab = ABLATIONS[name]
     data_dir, model_dir = out / name / "sim_data", out / name / "model"
     if not (data_dir / "dataset.json").exists():
+        experts = _expert_episodes(expert_data, info) if ab.expert_only and expert_data else None
+        chosen = _subset(episodes, ab, seed, experts)
         create_dataset(data_dir, info)
-        write_episodes(data_dir, _subset(episodes, ab, seed), name="subset")
+        write_episodes(data_dir, chosen, name="subset")
     cfg = replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction)
     loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
     if not (model_dir / "done").exists():
@@ -88,13 +112,14 @@ def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, mod
 
 
 def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: ModelConfig, train_cfg: TrainConfig,
-                      mppi: MPPIConfig, trials: int, seed: int, progress: bool) -> dict:
+                      mppi: MPPIConfig, trials: int, seed: int, progress: bool, expert_data=None) -> dict:
     """Pretrain a Table I variant and evaluate its planner in `sim` on every grid; cached in `NAME/eval.json`,
     so variants can be run by several processes into one folder and gathered by a last call with all of them."""
     cache = out / name / "eval.json"
     if cache.exists():
         return json.loads(cache.read_text())
-    data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress)
+    data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress,
+                                              expert_data)
     agent = MPPIAgent(load_model(model_dir), mppi)
     per_grid = {}
     for grid in task.grids:
@@ -125,7 +150,8 @@ def table_one(results: dict[str, dict]) -> list[str]:
 def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
                   train_cfg: TrainConfig, mppi: str | MPPIConfig, trials: int, seed: int = 0, progress: bool = True, *,
                   checkpoint: str | Path | None = None, finetune_cfg: FinetuneConfig | None = None, rounds: int = 2,
-                  episodes_per_round: int = 20, seeds: int = 1, grid: str = "default") -> dict:
+                  episodes_per_round: int = 20, seeds: int = 1, grid: str = "default",
+                  expert_data: str | Path | None = None) -> dict:
     """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
     the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`, their real
     episodes on `grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
@@ -143,7 +169,7 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     needs_base = finetune_names and checkpoint is None and not (out / "simdist" / "model" / "done").exists()
     info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
     results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
-                                       progress) for name in pretrain_names}
+                                       progress, expert_data) for name in pretrain_names}
     summary: dict = {"task": task.spec.name, "ablations": results}
     if results:
         (out / "ablations.json").write_text(json.dumps(summary, indent=2))

@@ -45,7 +45,12 @@ def cmd_tasks(args) -> dict:
 def cmd_generate(args) -> dict:
     from simdist.data.generate import generate
 
-    return generate(_task(args.task), args.out, args.episodes, args.workers, args.seed, physics=args.physics,
+    from simdist.data.generate import expert_only, generation_preset
+
+    task = _task(args.task)
+    cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
+    cfg = expert_only(cfg) if args.expert_only else cfg
+    return generate(task, args.out, args.episodes, args.workers, args.seed, cfg, physics=args.physics,
                     progress=not args.quiet)
 
 
@@ -180,7 +185,8 @@ def cmd_ablate(args) -> dict:
     return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
                          _mppi(args.mppi or args.preset, args.prior_weight), args.trials, args.seed,
                          progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
-                         episodes_per_round=args.episodes_per_round, seeds=args.seeds, grid=args.grid)
+                         episodes_per_round=args.episodes_per_round, seeds=args.seeds, grid=args.grid,
+                         expert_data=args.expert_data)
 
 
 def cmd_bench(args) -> dict:
@@ -214,6 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML file overriding the task's sim physics")
+    sp.add_argument("--expert-only", action="store_true",
+                    help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
     sp = add("merge", cmd_merge, "one dataset over several compatible ones (symbolic links to their episode files)")
     sp.add_argument("sources", nargs="+", help="dataset directories (same domain, shapes and control period)")
     sp.add_argument("--out", required=True)
@@ -294,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-data", required=True)
     sp.add_argument("--out", required=True)
     sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.ablations.ABLATIONS)")
+    sp.add_argument("--expert-data", help="expert-only variant: a `generate --expert-only` dataset, used up to the "
+                    "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)")
     sp.add_argument("--preset", default="cpu", help="model and train preset")
     sp.add_argument("--mppi", help="MPPI preset (default: --preset)")
     sp.add_argument("--steps", type=int, help="pretraining steps per variant")

@@ -14,7 +14,7 @@ import json
 import logging
 import multiprocessing as mp
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,12 @@ GENERATION_PRESETS = {
     "quadruped": GenerationConfig(noise_on_steps=(1, 49), noise_off_steps=(25, 499),
                                   noise_std_range=(0.05, 2.5), never_noise_prob=0.025),
 }
+
+
+def expert_only(cfg: GenerationConfig) -> GenerationConfig:
+    """Table I's "expert data only": the same generator with the clean expert alone (no sub-optimal policies,
+    no noise windows), so every action is an uncorrupted expert action."""
+    return replace(cfg, expert_prob=1.0, never_noise_prob=1.0)
 
 
 def generation_preset(name: str) -> GenerationConfig:

@@ -32,7 +32,7 @@ import torch
 from tqdm import tqdm
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
-from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, generation_preset
+from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, expert_only, generation_preset
 from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
@@ -224,10 +224,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stats-out", type=Path, default=None, help="also copy stats.json here")
     parser.add_argument("--scene", default="terrain", choices=SCENES,
                         help="terrain: the paper's training terrains; course: the task's own course, as evaluated")
+    parser.add_argument("--expert-only", action="store_true",
+                        help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(1)
     stats = generate_batched(get_task(args.task), args.out, args.transitions, args.envs, args.seed,
+                             cfg=expert_only(generation_preset("quadruped")) if args.expert_only else None,
                              max_seconds=args.max_seconds, scene=args.scene)
     if args.stats_out:
         args.stats_out.parent.mkdir(parents=True, exist_ok=True)
