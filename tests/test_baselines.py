@@ -364,3 +364,16 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
     # SimDist+BC's demonstrations count as robot time from the start; SimDist has none
     assert methods["simdist_bc"]["real_minutes"][0] > methods["simdist"]["real_minutes"][0]
     assert (tmp_path / "comparison.png").exists()
+
+
+def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, tmp_path, monkeypatch):
+    """An interrupted `simdist compare` reruns only what is missing; a folder is never reused for other settings."""
+    from simdist.baselines import run as baseline_run
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
+                  overrides=SMALL)
+    first = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    monkeypatch.setattr(baseline_run, "collect_demonstrations", lambda *a, **k: pytest.fail("ran again"))
+    assert baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs) == json.loads(json.dumps(first))
+    with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
+        baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})

@@ -93,6 +93,21 @@ def _mean_metrics(metrics: list[dict]) -> dict[str, float]:
     return {k: float(np.mean([m.get(k, 0.0) for m in metrics])) for k in sorted({k for m in metrics for k in m})}
 
 
+def _finished(out: Path, settings: dict) -> dict | None:
+    """The result of a run already completed in `out` with the same settings (so an interrupted `simdist compare`
+    reruns only what is missing); an error if `out` holds a run with other settings."""
+    path = out / RESULTS_FILE
+    if not path.exists():
+        return None
+    previous = json.loads(path.read_text())
+    differ = sorted(k for k, v in settings.items() if json.dumps(previous.get(k)) != json.dumps(v))
+    if differ:
+        raise ValueError(f"{out} holds a finished run with other settings ({', '.join(differ)}); "
+                         "choose another --out or remove it")
+    log.info("%s seed %d: reusing the finished run in %s", settings["method"], settings["seed"], out)
+    return previous
+
+
 def _rounds_result(rows: list[dict], extra: dict) -> dict:
     return {**extra, "rounds": rows, "zero_shot_success": rows[0]["success_rate"],
             "final_success": rows[-1]["success_rate"], "real_minutes": rows[-1]["real_minutes"]}
@@ -131,6 +146,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
+    settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset, "sim_data": str(Path(sim_data_dir)),
+                "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
+                "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
+                "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
+                "prior_weight": prior_weight}
+    previous = _finished(out, settings)
+    if previous is not None:
+        return previous
     out.mkdir(parents=True, exist_ok=True)
     info = read_info(sim_data_dir)
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
@@ -139,9 +162,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     n_demos = demos if demos is not None else _default_demos(method, setting)
     demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos")
     rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
-    meta = {"method": method, "task": task.spec.name, "setting": setting, "seed": seed, "preset": preset,
-            "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period),
-            "episodes_per_update": episodes_per_update, "episodes_per_round": episodes_per_round}
+    meta = {**settings, "setting": setting, "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period)}
 
     if method in WORLD_MODEL_METHODS:  # the same budget: J + 1 evaluation rounds of M episodes, J finetunes
         from simdist.adapt import AdaptConfig, adapt
