@@ -374,6 +374,7 @@ def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, 
                   overrides=SMALL)
     first = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     monkeypatch.setattr(baseline_run, "collect_demonstrations", lambda *a, **k: pytest.fail("ran again"))
-    assert baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs) == json.loads(json.dumps(first))
+    again = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    assert again == json.loads(json.dumps(first))  # as saved
     with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
         baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})

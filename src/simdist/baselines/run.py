@@ -146,7 +146,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
-    settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset, "sim_data": str(Path(sim_data_dir)),
+    settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset,
+                "sim_data": str(Path(sim_data_dir)),
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
