@@ -152,8 +152,12 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
                 "prior_weight": prior_weight}
-    if method in OFFLINE_METHODS:  # trained once on sim data (and demos), evaluated once: no real-data budget
-        del settings["real_episode_budget"], settings["episodes_per_update"]
+    # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
+    # no world model); only the world-model methods plan (prior weight).
+    if method in OFFLINE_METHODS:
+        del settings["real_episode_budget"], settings["episodes_per_update"], settings["checkpoint"]
+    if method not in WORLD_MODEL_METHODS:
+        del settings["prior_weight"]
     previous = _finished(out, settings)
     if previous is not None:
         return previous
