@@ -76,6 +76,9 @@ def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, caps
     assert both["data-50"] == first["data-50"] and set(both) == {"data-50", "mlp-heads"}
     table = (tmp_path / "ab" / "ablations.md").read_text()
     assert "| data-50 |" in table and "| mlp-heads |" in table and "episode return" in table
+    common[common.index("--trials") + 1] = "2"  # other evaluation settings: evaluated again, not read from the cache
+    again = run_json(capsys, "ablate", "pendulum", "--variants", "data-50", *common)["ablations"]["data-50"]
+    assert again["settings"]["trials"] == 2 and first["data-50"]["settings"]["trials"] == 1
 
 
 def test_config_overrides_are_typed_and_checked():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -116,8 +116,12 @@ def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: Mod
     """Pretrain a Table I variant and evaluate its planner in `sim` on every grid; cached in `NAME/eval.json`,
     so variants can be run by several processes into one folder and gathered by a last call with all of them."""
     cache = out / name / "eval.json"
+    settings = {"trials": trials, "seed": seed, "mppi": asdict(mppi)}
     if cache.exists():
-        return json.loads(cache.read_text())
+        cached = json.loads(cache.read_text())
+        if cached.get("settings") == json.loads(json.dumps(settings)):
+            return cached
+        log.info("ablation %s: evaluating again (the cached evaluation used other settings)", name)
     data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress,
                                               expert_data)
     agent = MPPIAgent(load_model(model_dir), mppi)
@@ -130,7 +134,7 @@ def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: Mod
     keys = sorted({k for s in per_grid.values() for k in s if k == "success_rate" or k.startswith("mean_")})
     result = {k: float(np.mean([s.get(k, 0.0) for s in per_grid.values()])) for k in keys}
     result.update(grids={g: s["success_rate"] for g, s in per_grid.items()},
-                  steps=sum(len(e) for e in load_episodes(data_dir)[1]))
+                  steps=sum(len(e) for e in load_episodes(data_dir)[1]), settings=settings)
     cache.write_text(json.dumps(result, indent=2))
     log.info("ablation %s: sim success %.2f", name, result["success_rate"])
     return result
@@ -164,8 +168,8 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     finetune_names = [n for n in names if ABLATIONS[n].trainable]
     # Only pretraining needs the simulation episodes in memory (2.7 M quadruped transitions: several GB, which
     # the finetunes' own replay windows would otherwise double).
-    # Variants evaluated by an earlier call are read from their cache, with no data loaded.
-    todo = [n for n in pretrain_names if not (out / n / "eval.json").exists()]
+    # Variants pretrained by an earlier call need no data loaded (their evaluation may be cached too).
+    todo = [n for n in pretrain_names if not (out / n / "model" / "done").exists()]
     needs_base = finetune_names and checkpoint is None and not (out / "simdist" / "model" / "done").exists()
     info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
     results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
