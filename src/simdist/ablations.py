@@ -19,7 +19,8 @@ import numpy as np
 
 from simdist.checkpoint import load_model
 from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset, mppi_preset
-from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
+                                   write_episodes)
 from simdist.eval.rollout import rollout
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
@@ -134,7 +135,7 @@ def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: Mod
     keys = sorted({k for s in per_grid.values() for k in s if k == "success_rate" or k.startswith("mean_")})
     result = {k: float(np.mean([s.get(k, 0.0) for s in per_grid.values()])) for k in keys}
     result.update(grids={g: s["success_rate"] for g, s in per_grid.items()},
-                  steps=sum(len(e) for e in load_episodes(data_dir)[1]), settings=settings)
+                  steps=dataset_steps(data_dir), settings=settings)
     cache.write_text(json.dumps(result, indent=2))
     log.info("ablation %s: sim success %.2f", name, result["success_rate"])
     return result
@@ -146,7 +147,8 @@ def table_one(results: dict[str, dict]) -> list[str]:
     head = ["variant", "sim steps", "sim success"] + [label for _, label in extra]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n, r in results.items():
-        cells = [n, str(r["steps"]), f"{r['success_rate']:.2f}"] + [f"{r[k]:.2f}" if k in r else "–" for k, _ in extra]
+        cells = [n, str(r["steps"]), f"{r['success_rate']:.2f}"]
+        cells += [f"{r[k]:.2f}" if k in r else "–" for k, _ in extra]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -26,7 +26,7 @@ import torch
 
 from simdist import checkpoint as ckpt
 from simdist.config import FinetuneConfig, MPPIConfig
-from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, read_episode_file, read_info,
+from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file, read_info,
                                    write_episodes)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
@@ -93,11 +93,9 @@ def round_progress(row: dict) -> float | None:
 def _real_steps_through(data_dir: Path, j: int) -> int:
     """Steps of real data up to and including round j: every file but later rounds' (initial data and
     demonstrations count from the start), so a resumed run reports each completed round's budget as it was."""
-    info = read_info(data_dir)
     later = re.compile(r"r(\d\d)_")
-    return sum(len(e) for p in episode_files(data_dir)
-               if not ((m := later.match(p.stem)) and int(m.group(1)) > j)
-               for e in read_episode_file(p, info))
+    return sum(file_steps(p) for p in episode_files(data_dir)
+               if not ((m := later.match(p.stem)) and int(m.group(1)) > j))
 
 
 def _import_initial_data(source: str | Path, data_dir: Path) -> None:

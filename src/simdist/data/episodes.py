@@ -172,6 +172,19 @@ def episode_files(root: str | Path) -> list[Path]:
     return sorted((Path(root) / "episodes").glob("*.h5"), key=lambda p: p.name)
 
 
+def file_steps(path: Path) -> int:
+    """Steps in one episode file, read from its episode lengths alone (no observations loaded)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return int(f["episode_lengths"][()].sum())
+    except (OSError, KeyError) as err:
+        raise DatasetError(f"cannot read episode file {path}: {err}. Move it aside to load the rest.") from err
+
+
+def dataset_steps(root: str | Path) -> int:
+    return sum(file_steps(p) for p in episode_files(root))
+
+
 def read_episode_file(path: Path, info: DatasetInfo) -> list[Episode]:
     """Read every episode of one file, with a clear error naming the file if it is truncated or malformed."""
     try:
