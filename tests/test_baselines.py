@@ -378,3 +378,17 @@ def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, 
     assert again == json.loads(json.dumps(first))  # as saved
     with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
         baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})
+
+
+def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, tmp_path):
+    from simdist.baselines.run import run_baseline
+    from simdist.data.episodes import episode_files
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
+                  overrides=SMALL)
+    run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    (tmp_path / "baseline_results.json").unlink()  # as if killed after writing its episodes
+    result = run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    (aside,) = tmp_path.glob("real_data.interrupted-*")
+    assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
+    assert result["rounds"][0]["episodes"] == 2

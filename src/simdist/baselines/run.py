@@ -18,6 +18,7 @@ import argparse
 import json
 import logging
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,11 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     if previous is not None:
         return previous
     out.mkdir(parents=True, exist_ok=True)
+    if method not in WORLD_MODEL_METHODS and (out / "real_data").exists():  # (adapt resumes its own)
+        aside = out / f"real_data.interrupted-{time.time_ns()}"
+        (out / "real_data").rename(aside)
+        log.warning("%s seed %d: an interrupted run's episodes moved to %s; starting the seed again", method, seed,
+                    aside)
     info = read_info(sim_data_dir)
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
