@@ -43,9 +43,7 @@ def cmd_tasks(args) -> dict:
 
 
 def cmd_generate(args) -> dict:
-    from simdist.data.generate import generate
-
-    from simdist.data.generate import expert_only, generation_preset
+    from simdist.data.generate import expert_only, generate, generation_preset
 
     task = _task(args.task)
     cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
