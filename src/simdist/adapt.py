@@ -26,8 +26,8 @@ import torch
 
 from simdist import checkpoint as ckpt
 from simdist.config import FinetuneConfig, MPPIConfig
-from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file, read_info,
-                                   write_episodes)
+from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file,
+                                   read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent

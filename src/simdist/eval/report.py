@@ -230,9 +230,9 @@ def _mean_ci(per_seed: dict[str, list[float]]) -> tuple[list[float], list[float]
 def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
     """`ablations.png`: Table I variants' `sim` success as bars, and the Fig. 10 variants' `real` success (and
     forward progress, where the task reports it) per adaptation round, mean ± 95 % CI over seeds."""
-    table, finetune = summary.get("ablations") or {}, (summary.get("finetune_ablations") or {}).get("variants", {})
-    from simdist.ablations import TABLE_ONE_METRICS
+    from simdist.ablations import TABLE_ONE_METRICS  # here: ablations imports this module's plots lazily too
 
+    table, finetune = summary.get("ablations") or {}, (summary.get("finetune_ablations") or {}).get("variants", {})
     with_progress = any("progress_per_round" in r for r in finetune.values())
     # Table I bars: success, and the quadruped's progress and episode return (the paper's metric there)
     bars = [(k, label) for k, label in TABLE_ONE_METRICS if table and all(k in r for r in table.values())]
