@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import torch
 
 from simdist.cli import main
 
@@ -102,6 +103,26 @@ def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data
     record = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
     assert "train/latent" in record and "train/bc" not in record  # a zero weight drops the term
     assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--loss-set", "bcc=1"]) == 2
+
+
+def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, capsys, caplog, pretrained,
+                                                                     pendulum_data):
+    from safetensors.torch import load_file
+
+    out = tmp_path / "recon"
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--init-from", str(pretrained),
+             "--model-set", "reconstruction=true", "--loss-set", "reconstruction=1", "--steps", "1",
+             "--train-set", "lr=0", "--train-set", "lr_end=0", "--json", "--quiet")
+    before, after = load_file(str(pretrained / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert all(torch.equal(before[k], after[k]) for k in before)  # lr 0: every pretrained tensor carried over
+    assert {k for k in after if k not in before} and all(k.startswith("decoder.") for k in after if k not in before)
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["model"]["reconstruction"] and saved["init_from"] == str(pretrained)
+    assert saved["model"]["latent_dim"] == json.loads((pretrained / "config.json").read_text())["model"]["latent_dim"]
+    # A change that would drop or reshape pretrained tensors is refused, naming them.
+    assert main(["pretrain", "--data", str(pendulum_data), "--out", str(tmp_path / "bad"), "--init-from",
+                 str(pretrained), "--model-set", "ffn_dim=24", "--steps", "1", "--quiet"]) == 2
+    assert "cannot warm-start" in caplog.text and "ffn.0.weight (32, 16)" in caplog.text
 
 
 def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsys, caplog, pendulum_data):

@@ -60,7 +60,9 @@ def cmd_merge(args) -> dict:
 
 
 def cmd_pretrain(args) -> dict:
-    from simdist.config import LossConfig, ModelConfig, model_preset, parse_overrides, replace, train_preset
+    from simdist.checkpoint import read_config
+    from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
+                                replace, train_preset)
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
@@ -68,8 +70,11 @@ def cmd_pretrain(args) -> dict:
     if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
         cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10),
                       decay_steps=args.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
-    model_cfg = replace(model_preset(args.preset), **parse_overrides(ModelConfig, args.model_set or []))
-    result = pretrain(args.data, args.out, model_cfg, cfg, progress=not args.quiet)
+    cfg = replace(cfg, **parse_overrides(TrainConfig, args.train_set or []))
+    # A warm start keeps the checkpoint's architecture; --model-set may only add to it (e.g. reconstruction).
+    base = from_dict(ModelConfig, read_config(args.init_from)["model"]) if args.init_from else model_preset(args.preset)
+    model_cfg = replace(base, **parse_overrides(ModelConfig, args.model_set or []))
+    result = pretrain(args.data, args.out, model_cfg, cfg, progress=not args.quiet, init_from=args.init_from)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "train_loss": result.train_loss,
             "val_loss": result.val_loss}
 
@@ -233,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override a ModelConfig field of the preset (repeatable), e.g. policy_sees_actions=false")
     sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
                     help="override an Eq. 2 loss weight of the preset (repeatable), e.g. bc=16")
+    sp.add_argument("--train-set", action="append", metavar="FIELD=VALUE",
+                    help="override a TrainConfig field after --steps (repeatable), e.g. lr=2e-4")
+    sp.add_argument("--init-from", metavar="CHECKPOINT",
+                    help="start from this checkpoint's weights and architecture (--model-set may add modules)")
     sp = add("finetune", cmd_finetune, "finetune the dynamics on real (logged) episodes (Eq. 3)")
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")

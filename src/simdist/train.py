@@ -153,9 +153,25 @@ def concat_batches(a: dict, b: dict) -> dict:
     return {k: concat_batches(v, b[k]) if isinstance(v, dict) else torch.cat((v, b[k])) for k, v in a.items()}
 
 
+def warm_start(model: WorldModel, checkpoint_dir: str | Path) -> int:
+    """Copy every tensor of a checkpoint into `model`; tensors the checkpoint lacks (modules the new
+    configuration adds, e.g. the reconstruction decoder) keep their fresh initialisation. Refuses to drop or
+    reshape a tensor of the checkpoint, so a changed width cannot pass silently. Returns the fresh count."""
+    source = ckpt.load_model(checkpoint_dir).state_dict()
+    own = model.state_dict()
+    lost = [f"{k} {tuple(v.shape)}" for k, v in source.items() if k not in own or own[k].shape != v.shape]
+    if lost:
+        raise ValueError(f"cannot warm-start from {checkpoint_dir}: the new model has no place for {lost[:5]}"
+                         f"{' …' if len(lost) > 5 else ''}; only added modules may differ")
+    model.load_state_dict(source, strict=False)
+    return len(own) - len(source)
+
+
 def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: TrainConfig,
-             device: torch.device | None = None, progress: bool = True) -> TrainResult:
-    """Train a world model from scratch on a simulation dataset (resumes if `out_dir` holds a run)."""
+             device: torch.device | None = None, progress: bool = True,
+             init_from: str | Path | None = None) -> TrainResult:
+    """Train a world model on a simulation dataset: from scratch, or from the weights of `init_from` (a
+    checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run."""
     device = device or default_device()
     torch.manual_seed(cfg.seed)
     data = load_windows(data_dir, model_cfg, device)
@@ -163,6 +179,10 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
              len(data), data.n_episodes)
     extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
+    if init_from is not None:
+        fresh = warm_start(model, init_from)
+        log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
+        extra["init_from"] = str(init_from)
     return _loop(model, list(model.parameters()), data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size,
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
