@@ -143,3 +143,7 @@ def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsy
     assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "c"),
                  "--expert-data", str(pendulum_data), *common]) == 2  # Alg. 2 data is not expert-only
     assert "not clean expert episodes" in caplog.text
+    # The half-volume variant of folder `a` is not silently reused for a call that asks for other data.
+    assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"),
+                 "--expert-data", str(experts), *common]) == 2
+    assert "was made with other settings (expert_data: None there" in caplog.text

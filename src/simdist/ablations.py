@@ -93,27 +93,63 @@ def _expert_episodes(expert_data: str | Path, info: DatasetInfo) -> list[Episode
     return episodes
 
 
+def _variant_configs(name: str, model_cfg: ModelConfig, train_cfg: TrainConfig) -> tuple[ModelConfig, TrainConfig]:
+    ab = ABLATIONS[name]
+    loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
+    return (replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction),
+            replace(train_cfg, loss=loss))
+
+
+def _provenance(name: str, sim_data: str | Path, expert_data: str | Path | None, seed: int,
+                model_cfg: ModelConfig, train_cfg: TrainConfig) -> dict:
+    """What a variant's data and model were made from (`NAME/variant.json`)."""
+    cfg, train = _variant_configs(name, model_cfg, train_cfg)
+    experts = expert_data if ABLATIONS[name].expert_only and expert_data else None
+    return json.loads(json.dumps({"sim_data": str(Path(sim_data).resolve()),
+                                  "expert_data": str(Path(experts).resolve()) if experts else None,
+                                  "seed": seed, "model": asdict(cfg), "train": asdict(train)}))
+
+
+def check_variant(out: Path, name: str, provenance: dict) -> None:
+    """Refuse to reuse a variant folder made from other data or settings (its model would be silently reused)."""
+    path = out / name / "variant.json"
+    if path.exists():
+        made = json.loads(path.read_text())
+        differ = [k for k in provenance if made.get(k) != provenance[k]]
+        if differ:
+            shown = "; ".join(f"{k}: {made.get(k)!r} there, {provenance[k]!r} now" for k in differ
+                              if k not in ("model", "train")) or "the model or training settings"
+            raise ValueError(f"{out / name} was made with other settings ({shown}); use another --out or "
+                             f"remove that folder")
+    elif (out / name).exists():
+        log.warning("ablation %s: %s predates variant.json; reusing it without checking its data and settings",
+                    name, out / name)
+
+
 def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, model_cfg: ModelConfig,
-                        train_cfg: TrainConfig, seed: int, progress: bool,
+                        train_cfg: TrainConfig, seed: int, progress: bool, provenance: dict,
                         expert_data: str | Path | None = None) -> tuple[Path, Path]:
     """Pretrain (or reuse) a Table I variant; returns its (sim data, model) directories."""
     ab = ABLATIONS[name]
     data_dir, model_dir = out / name / "sim_data", out / name / "model"
+    if not (out / name).exists():
+        (out / name).mkdir(parents=True)
+        (out / name / "variant.json").write_text(json.dumps(provenance, indent=2))
     if not (data_dir / "dataset.json").exists():
         experts = _expert_episodes(expert_data, info) if ab.expert_only and expert_data else None
         chosen = _subset(episodes, ab, seed, experts)
         create_dataset(data_dir, info)
         write_episodes(data_dir, chosen, name="subset")
-    cfg = replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction)
-    loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
+    cfg, train = _variant_configs(name, model_cfg, train_cfg)
     if not (model_dir / "done").exists():
-        pretrain(data_dir, model_dir, cfg, replace(train_cfg, loss=loss), progress=progress)
+        pretrain(data_dir, model_dir, cfg, train, progress=progress)
         (model_dir / "done").write_text("ok\n")
     return data_dir, model_dir
 
 
 def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: ModelConfig, train_cfg: TrainConfig,
-                      mppi: MPPIConfig, trials: int, seed: int, progress: bool, expert_data=None) -> dict:
+                      mppi: MPPIConfig, trials: int, seed: int, progress: bool, provenance: dict,
+                      expert_data=None) -> dict:
     """Pretrain a Table I variant and evaluate its planner in `sim` on every grid; cached in `NAME/eval.json`,
     so variants can be run by several processes into one folder and gathered by a last call with all of them."""
     cache = out / name / "eval.json"
@@ -124,7 +160,7 @@ def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: Mod
             return cached
         log.info("ablation %s: evaluating again (the cached evaluation used other settings)", name)
     data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress,
-                                              expert_data)
+                                              provenance, expert_data)
     agent = MPPIAgent(load_model(model_dir), mppi)
     per_grid = {}
     for grid in task.grids:
@@ -171,11 +207,16 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     # Only pretraining needs the simulation episodes in memory (2.7 M quadruped transitions: several GB, which
     # the finetunes' own replay windows would otherwise double).
     # Variants pretrained by an earlier call need no data loaded (their evaluation may be cached too).
+    base_needed = bool(finetune_names) and checkpoint is None
+    provenance = {n: _provenance(n, sim_data, expert_data, seed, model_cfg, train_cfg)
+                  for n in pretrain_names + (["simdist"] if base_needed else [])}
+    for name, made_from in provenance.items():  # before any data is loaded or anything is trained
+        check_variant(out, name, made_from)
     todo = [n for n in pretrain_names if not (out / n / "model" / "done").exists()]
-    needs_base = finetune_names and checkpoint is None and not (out / "simdist" / "model" / "done").exists()
+    needs_base = base_needed and not (out / "simdist" / "model" / "done").exists()
     info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
     results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
-                                       progress, expert_data) for name in pretrain_names}
+                                       progress, provenance[name], expert_data) for name in pretrain_names}
     summary: dict = {"task": task.spec.name, "ablations": results}
     if results:
         (out / "ablations.json").write_text(json.dumps(summary, indent=2))
@@ -183,7 +224,8 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         (out / "ablations.md").write_text("\n".join(lines) + "\n")
     if finetune_names:
         if checkpoint is None:  # the Table I baseline model
-            checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress)[1]
+            checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress,
+                                             provenance["simdist"])[1]
         episodes.clear()  # free them before the finetunes load their replay windows
         variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
         ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
