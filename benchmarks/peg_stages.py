@@ -1,6 +1,6 @@
 """How far a Peg Insertion agent gets through the task's stages in `sim` (where success alone reads 0 / N).
 
-    python benchmarks/peg_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation]
+    python benchmarks/peg_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation --set prior_weight=10]
 
 For every episode, from the privileged state the `sim` domain puts in `info`: the best value of each dense-reward
 stage (reach, grasp, lift, align, insert; each in [0, 1], see docs/tasks/peg-insertion.md), the share of steps
@@ -17,7 +17,7 @@ import numpy as np
 from records import emit
 
 from simdist.checkpoint import load_model
-from simdist.config import mppi_preset, replace
+from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.tasks.peg_insertion.reward import PegState, reward_terms
@@ -48,15 +48,13 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mppi", default=None, help="MPPI preset (default: the BC head alone)")
-    p.add_argument("--prior-weight", type=float, default=None, help="MPPI prior weight λ (overrides the preset's)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override an MPPIConfig field")
     p.add_argument("--out", default=None, help="JSON-lines file to append the result to")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     task = get_task("peg-insertion")
     model = load_model(args.checkpoint)
-    mppi = mppi_preset(args.mppi) if args.mppi else None
-    if mppi is not None and args.prior_weight is not None:
-        mppi = replace(mppi, prior_weight=args.prior_weight)
+    mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
     agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
     env = task.make_env("sim", seed=args.seed)
     rows = []
@@ -81,7 +79,7 @@ def main() -> None:
     rows.append(episode_stages(recorder.infos))
     mean = {k: float(np.mean([r[k] for r in rows])) for k in (*STAGES, "held_share", "success")}
     closest = [r["closest_held_lateral_mm"] for r in rows if r["closest_held_lateral_mm"] is not None]
-    emit({"task": "peg-insertion", "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "prior_weight": args.prior_weight, "grid": args.grid,
+    emit({"task": "peg-insertion", "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set, "grid": args.grid,
           "trials": args.trials, "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
 
 

@@ -216,6 +216,11 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
     "cpu": lambda: MPPIConfig(samples=128, policy_samples=32, iterations=3, elites=32, temperature=0.5),
     "paper-manipulation": lambda: MPPIConfig(samples=250, policy_samples=100, iterations=3, elites=64,
                                              temperature=0.4, init_std=1.0, policy_noise_std=0.1),
+    # The paper's manipulation sampler held near the BC chunk: on Peg Insertion at CPU scale the planner without the
+    # prior never grasps (its value errors dwarf the shaping), and wide BC noise spoils the millimetre insertion
+    # (docs/results.md, "Peg Insertion").
+    "manipulation-prior": lambda: replace(mppi_preset("paper-manipulation"), prior_weight=1000.0,
+                                          policy_noise_std=0.02),
     "paper-quadruped": lambda: MPPIConfig(samples=450, policy_samples=22, iterations=8, elites=64,
                                           temperature=0.25, init_std=2.0, policy_noise_std=0.05),
     # Sized for 50 Hz on 2 CPU cores with the paper-quadruped model: the warm start carries the previous
