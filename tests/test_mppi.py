@@ -174,3 +174,18 @@ def test_refit_gives_non_finite_returns_zero_weight_like_leaving_them_out():
     torch.testing.assert_close(mean, (w * elites).sum(0))
     torch.testing.assert_close(std, ((w * (elites - mean) ** 2).sum(0)).sqrt().clamp(cfg.min_std, cfg.max_std))
     assert best == r[0]
+
+
+def test_every_mppi_preset_is_valid_and_manipulation_prior_is_the_paper_sampler_held_near_bc():
+    from dataclasses import asdict
+
+    from simdist.config import MPPI_PRESETS, mppi_preset
+
+    for name in MPPI_PRESETS:
+        cfg = mppi_preset(name)
+        assert 0 < cfg.elites <= cfg.samples + cfg.policy_samples and cfg.iterations >= 1, name
+    paper, held = asdict(mppi_preset("paper-manipulation")), asdict(mppi_preset("manipulation-prior"))
+    assert {k for k in paper if paper[k] != held[k]} == {"prior_weight", "policy_noise_std"}
+    assert held["prior_weight"] > 0 == paper["prior_weight"]
+    with pytest.raises(KeyError, match="manipulation-prior"):
+        mppi_preset("nope")  # the error lists the valid presets
