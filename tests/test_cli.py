@@ -105,6 +105,20 @@ def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data
     assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--loss-set", "bcc=1"]) == 2
 
 
+def test_pretrain_can_keep_every_checkpoint_for_selection_by_evaluation(tmp_path, capsys, pendulum_data):
+    from simdist.checkpoint import load_model
+
+    out = tmp_path / "m"
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--steps", "2",
+             "--train-set", "keep_checkpoints=true", "--json", "--quiet")  # --steps 2: a checkpoint every step
+    kept = sorted(d.name for d in out.glob("step_*"))
+    assert kept == ["step_000001", "step_000002"]
+    first, last = (load_model(out / k).state_dict() for k in kept)
+    assert any(not torch.equal(first[k], last[k]) for k in first)  # two different snapshots
+    final = load_model(out).state_dict()
+    assert all(torch.equal(final[k], last[k]) for k in final)  # the run's own model is the last one
+
+
 def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, capsys, caplog, pretrained,
                                                                      pendulum_data):
     from safetensors.torch import load_file

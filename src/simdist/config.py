@@ -92,6 +92,9 @@ class TrainConfig:
     val_fraction: float = 0.02
     val_every: int = 250
     checkpoint_every: int = 1000
+    # Also keep each checkpoint's model as OUT/step_NNNNNN (off by default). Closed-loop success can swing between
+    # checkpoints a few thousand steps apart (Peg Insertion: 0.3 at 35k, 0.0 at 45k), so pick by evaluation.
+    keep_checkpoints: bool = False
     seed: int = 0
     loss: LossConfig = LossConfig()
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for

@@ -89,7 +89,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
           replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
-          extra_loss=None) -> TrainResult:
+          extra_loss=None, keep_checkpoints: bool = False) -> TrainResult:
     """`extra_loss(batch) -> (weighted loss, name, unweighted float)` adds a term to every training step."""
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
@@ -110,6 +110,8 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
 
     def save(step: int) -> None:
         ckpt.save_model(out_dir, model, extra)
+        if keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
+            ckpt.save_model(out_dir / f"step_{step:06d}", model, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
     bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
@@ -187,7 +189,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
                  seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
-                 amp=cfg.amp)
+                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
