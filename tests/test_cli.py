@@ -119,6 +119,31 @@ def test_pretrain_can_keep_every_checkpoint_for_selection_by_evaluation(tmp_path
     assert all(torch.equal(final[k], last[k]) for k in final)  # the run's own model is the last one
 
 
+def test_pretrain_with_ema_saves_the_average_and_resumes_it(tmp_path, capsys, pendulum_data):
+    from safetensors.torch import load_file
+
+    out = tmp_path / "m"
+    args = ["pretrain", "--data", str(pendulum_data), "--out", str(out), "--train-set", "ema_decay=0.5",
+            "--train-set", "warmup_steps=0", "--json", "--quiet"]
+    run_json(capsys, *args, "--steps", "1")
+    raw1, ema1 = load_file(str(out / "raw" / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert all(torch.equal(raw1[k], ema1[k]) for k in raw1)  # the average starts at the first step's weights
+    run_json(capsys, *args, "--steps", "2")  # resumes from step 1
+    raw2, ema2 = load_file(str(out / "raw" / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    params = [k for k in raw2 if not torch.equal(raw1[k], raw2[k])]
+    assert params  # the second step moved the raw weights
+    for k in params:  # EMA with decay 0.5 over the two steps, carried across the resume
+        assert torch.allclose(ema2[k], 0.5 * raw1[k] + 0.5 * raw2[k], atol=1e-6)
+    # Resuming without the average continues from the raw weights (the optimiser's), not from the average.
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--train-set", "warmup_steps=0",
+             "--steps", "2", "--json", "--quiet")  # already at step 2: nothing to train, loads and validates
+    plain = tmp_path / "plain"  # a run without EMA can be resumed with it: the average starts there
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "1", "--json", "--quiet")
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "2",
+             "--train-set", "ema_decay=0.5", "--json", "--quiet")
+    assert (plain / "raw" / "model.safetensors").exists()
+
+
 def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, capsys, caplog, pretrained,
                                                                      pendulum_data):
     from safetensors.torch import load_file

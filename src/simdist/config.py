@@ -95,6 +95,9 @@ class TrainConfig:
     # Also keep each checkpoint's model as OUT/step_NNNNNN (off by default). Closed-loop success can swing between
     # checkpoints a few thousand steps apart (Peg Insertion: 0.3 at 35k, 0.0 at 45k), so pick by evaluation.
     keep_checkpoints: bool = False
+    # Exponential moving average of the weights (0: off, e.g. 0.999): the saved model is the average, the raw
+    # weights are kept in OUT/raw for resuming. Standard in behaviour cloning against checkpoint-to-checkpoint swings.
+    ema_decay: float = 0.0
     seed: int = 0
     loss: LossConfig = LossConfig()
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
@@ -89,8 +90,10 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
           replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
-          extra_loss=None, keep_checkpoints: bool = False) -> TrainResult:
-    """`extra_loss(batch) -> (weighted loss, name, unweighted float)` adds a term to every training step."""
+          extra_loss=None, keep_checkpoints: bool = False, ema_decay: float = 0.0) -> TrainResult:
+    """`extra_loss(batch) -> (weighted loss, name, unweighted float)` adds a term to every training step.
+    With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
+    raw weights go to OUT/raw for an exact resume."""
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
@@ -99,19 +102,27 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
     if len(train_ids) == 0:
         raise ValueError("no training windows after the validation split; record more or longer episodes")
     start = 0
+    ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(ema_decay)) if ema_decay else None
     if ckpt.has_trainer_state(out_dir):
-        ckpt.load_state_into(model, out_dir)
+        had_ema = (out_dir / "raw" / "model.safetensors").exists()  # the optimiser's weights are the raw ones
+        ckpt.load_state_into(model, out_dir / "raw" if had_ema else out_dir)
         start = int(ckpt.load_trainer_state(out_dir, optimizer)["step"])
+        if ema and had_ema:  # continue the average; a run without one starts it at the resumed weights
+            ckpt.load_state_into(ema.module, out_dir)
+            ema.n_averaged.fill_(max(start, 1))
         log.info("resuming from step %d in %s", start, out_dir)
+    deployed = ema.module if ema else model  # what is validated, saved as the model and kept
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
     val_logs: dict[str, float] = {}
 
     def save(step: int) -> None:
-        ckpt.save_model(out_dir, model, extra)
+        if ema:
+            ckpt.save_model(out_dir / "raw", model, extra)
+        ckpt.save_model(out_dir, deployed, extra)
         if keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
-            ckpt.save_model(out_dir / f"step_{step:06d}", model, {**extra, "step": step})
+            ckpt.save_model(out_dir / f"step_{step:06d}", deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
     bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
@@ -134,9 +145,11 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         if grad_clip:
             torch.nn.utils.clip_grad_norm_(params, grad_clip)
         optimizer.step()
+        if ema:
+            ema.update_parameters(model)
         done = step + 1
         if done % val_every == 0 or done == steps:
-            val_logs = evaluate(model, data, val_ids, weights, batch_size, seed)
+            val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
             record = {"step": done, "lr": optimizer.param_groups[0]["lr"],
                       **{f"train/{k}": v for k, v in train_logs.items()},
                       **{f"val/{k}": v for k, v in val_logs.items()}}
@@ -147,7 +160,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         if done % checkpoint_every == 0 or done == steps:
             save(done)
     if start >= steps:
-        val_logs = evaluate(model, data, val_ids, weights, batch_size, seed)
+        val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
     return TrainResult(out_dir, steps, train_logs, val_logs)
 
 
@@ -189,7 +202,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
                  seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
-                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints)
+                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
