@@ -134,14 +134,17 @@ def test_pretrain_with_ema_saves_the_average_and_resumes_it(tmp_path, capsys, pe
     assert params  # the second step moved the raw weights
     for k in params:  # EMA with decay 0.5 over the two steps, carried across the resume
         assert torch.allclose(ema2[k], 0.5 * raw1[k] + 0.5 * raw2[k], atol=1e-6)
-    # Resuming without the average continues from the raw weights (the optimiser's), not from the average.
+    # Resumed without the average, the run trains on (and keeps current) the raw weights.
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--train-set", "warmup_steps=0",
-             "--steps", "2", "--json", "--quiet")  # already at step 2: nothing to train, loads and validates
-    plain = tmp_path / "plain"  # a run without EMA can be resumed with it: the average starts there
+             "--steps", "3", "--json", "--quiet")
+    raw3, model3 = load_file(str(out / "raw" / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert all(torch.equal(raw3[k], model3[k]) for k in raw3) and not all(torch.equal(raw3[k], raw2[k]) for k in params)
+    plain = tmp_path / "plain"  # a run without EMA resumed with it: the average starts at the first new step
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "1", "--json", "--quiet")
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "2",
              "--train-set", "ema_decay=0.5", "--json", "--quiet")
-    assert (plain / "raw" / "model.safetensors").exists()
+    raw, avg = load_file(str(plain / "raw" / "model.safetensors")), load_file(str(plain / "model.safetensors"))
+    assert all(torch.equal(raw[k], avg[k]) for k in raw)
 
 
 def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, capsys, caplog, pretrained,

@@ -103,6 +103,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         raise ValueError("no training windows after the validation split; record more or longer episodes")
     start = 0
     ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(ema_decay)) if ema_decay else None
+    had_ema = False
     if ckpt.has_trainer_state(out_dir):
         had_ema = (out_dir / "raw" / "model.safetensors").exists()  # the optimiser's weights are the raw ones
         ckpt.load_state_into(model, out_dir / "raw" if had_ema else out_dir)
@@ -118,7 +119,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
     val_logs: dict[str, float] = {}
 
     def save(step: int) -> None:
-        if ema:
+        if ema or had_ema:  # OUT/raw, once there, must stay current: a later resume reads it
             ckpt.save_model(out_dir / "raw", model, extra)
         ckpt.save_model(out_dir, deployed, extra)
         if keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
@@ -194,7 +195,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
              len(data), data.n_episodes)
     extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
-    if init_from is not None:
+    if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
         fresh = warm_start(model, init_from)
         log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
         extra["init_from"] = str(init_from)
