@@ -91,6 +91,11 @@ def test_config_overrides_are_typed_and_checked():
         parse_overrides(MPPIConfig, ["sample=3"])
     with pytest.raises(ValueError, match="samples is int"):
         parse_overrides(MPPIConfig, ["samples=many"])
+    from simdist.config import TrainConfig
+
+    assert parse_overrides(TrainConfig, ["decay_steps=500", "grad_clip=none"]) == {"decay_steps": 500, "grad_clip": None}
+    with pytest.raises(ValueError, match="decay_steps is int | None"):
+        parse_overrides(TrainConfig, ["decay_steps=soon"])
 
 
 def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data):

@@ -288,9 +288,11 @@ def replace(cfg: C, **changes: Any) -> C:
 
 def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
     """`["samples=128", "prior_weight=2"]` → typed field overrides of a flat config dataclass (int, float, bool
-    and str fields), with an error naming the valid fields."""
+    and str fields, optional int/float ones taking `none`), with an error naming the valid fields."""
     kinds = {"int": int, "float": float, "str": str, "bool": lambda v: {"1": True, "true": True, "0": False,
                                                                          "false": False}[v.lower()]}
+    for name in ("int", "float"):  # optional fields (e.g. `decay_steps: int | None`) also take `none`
+        kinds[f"{name} | None"] = (lambda cast: lambda v: None if v.lower() == "none" else cast(v))(kinds[name])
     types = {f.name: str(f.type) for f in dataclasses.fields(cls) if str(f.type) in kinds}
     out: dict[str, Any] = {}
     for item in items:
