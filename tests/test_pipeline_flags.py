@@ -1,5 +1,7 @@
 """`simdist run --train-expert / --expert-budget / --no-video`: expert training only where the expert is learned."""
 
+import json
+
 import pytest
 
 from simdist.cli import build_parser, main
@@ -59,3 +61,41 @@ def test_pipeline_picks_the_quadruped_presets_for_command_tasks():
     assert model_preset_for(get_task("foam"), "paper") == "paper-quadruped"
     assert model_preset_for(get_task("peg-insertion"), "cpu") == "cpu"
     assert model_preset_for(get_task("peg-insertion"), "paper") == "paper-manipulation"
+
+
+def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_path, pretrained):
+    from simdist.pipeline import PipelineConfig
+
+    before = (pretrained / "model.safetensors").read_bytes()
+    sizing = PipelineConfig(episodes=4, workers=1, pretrain_steps=None, rounds=1, episodes_per_round=2,
+                            sim_eval_trials=1, mppi="cpu", finetune_steps=3)
+    summary = run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained,
+                           sizing=sizing)
+    assert summary["world_model"] == str(pretrained) and not (tmp_path / "run" / "pretrained").exists()
+    assert (tmp_path / "run" / "report.md").exists() and summary["real_minutes"] > 0
+    adapt_cfg = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
+    assert adapt_cfg["finetune"]["steps"] == 3
+    assert (pretrained / "model.safetensors").read_bytes() == before
+
+
+def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pretrained, caplog):
+    from simdist.checkpoint import CheckpointError
+
+    with pytest.raises(CheckpointError, match="does not fit task 'peg-insertion'"):
+        run_pipeline("peg-insertion", "cpu", tmp_path / "run", progress=False, checkpoint=pretrained)
+    assert not (tmp_path / "run").exists()
+    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--grid", "wide", "--quiet"]) == 2
+    assert "valid grids" in caplog.text and not (tmp_path / "r").exists()
+
+
+def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
+    from simdist.checkpoint import check_fits_task, shipped_checkpoint
+    from simdist.config import mppi_preset
+    from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK
+
+    task = get_task(DEMO_TASK)
+    check_fits_task(shipped_checkpoint(DEMO_CHECKPOINT), task)
+    assert set(DEMO.grids) <= set(task.grids) and mppi_preset(DEMO.mppi)
+    with pytest.raises(FileNotFoundError, match="shipped: .*'peg-insertion'"):
+        shipped_checkpoint("nope")
+    assert build_parser().parse_args(["demo"]).task == "peg-insertion"

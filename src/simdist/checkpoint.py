@@ -107,3 +107,30 @@ def load_trainer_state(directory: str | Path, optimizer: torch.optim.Optimizer) 
 def has_trainer_state(directory: str | Path) -> bool:
     d = Path(directory)
     return (d / "trainer_state.json").exists() and (d / "trainer_state.safetensors").exists()
+
+
+# ------------------------------------------------------------------------------------ shipped models and task fit
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"  # the repository's checkpoints/ (editable install)
+
+
+def shipped_checkpoint(name: str) -> Path:
+    """A pretrained world model committed in the repository's `checkpoints/` folder."""
+    path = SHIPPED_DIR / name
+    if not (path / "config.json").exists():
+        have = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "config.json").exists()) if SHIPPED_DIR.is_dir() else []
+        raise FileNotFoundError(f"no shipped checkpoint {name!r} in {SHIPPED_DIR} (shipped: {have}); the shipped "
+                                f"models live in the repository, so install from a clone with `pip install -e .`")
+    return path
+
+
+def check_fits_task(directory: str | Path, task) -> None:
+    """Refuse a checkpoint trained for another task's observations or actions, naming what differs."""
+    spec = from_dict(ModelSpec, read_config(directory)["spec"])
+    want = task.spec
+    diffs = []
+    if spec.obs_shapes != {k: tuple(v) for k, v in want.obs_shapes.items()}:
+        diffs.append(f"observation groups {spec.obs_shapes} vs the task's {dict(want.obs_shapes)}")
+    if (spec.action_dim, spec.command_dim) != (want.action_dim, want.command_dim):
+        diffs.append(f"action/command dims {spec.action_dim}/{spec.command_dim} vs {want.action_dim}/{want.command_dim}")
+    if diffs:
+        raise CheckpointError(f"checkpoint {directory} does not fit task {want.name!r}: " + "; ".join(diffs))

@@ -159,16 +159,29 @@ def cmd_adapt(args) -> dict:
 
 
 def cmd_demo(args) -> dict:
-    from simdist.pipeline import run_pipeline
+    from simdist.checkpoint import shipped_checkpoint
+    from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, run_pipeline
 
-    return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
+    if args.task == "pendulum":  # every stage, pretraining included, in about 80 s
+        return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
+    return run_pipeline(DEMO_TASK, "cpu", args.out, progress=not args.quiet,
+                        checkpoint=shipped_checkpoint(DEMO_CHECKPOINT), sizing=DEMO)
 
 
 def cmd_run(args) -> dict:
-    from simdist.pipeline import run_pipeline
+    from simdist.pipeline import PIPELINE_PRESETS, run_pipeline
 
+    sizing = None
+    if args.mppi or args.grid:
+        from simdist.config import replace
+
+        base = PIPELINE_PRESETS.get(args.preset)
+        if base is None:
+            raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
+        sizing = replace(base, mppi=args.mppi or base.mppi, grids=tuple(args.grid) if args.grid else base.grids)
     return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
-                        train_expert=args.train_expert, expert_budget=args.expert_budget)
+                        train_expert=args.train_expert, expert_budget=args.expert_budget, checkpoint=args.checkpoint,
+                        sizing=sizing)
 
 
 def cmd_ablate(args) -> dict:
@@ -298,8 +311,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--train-expert", action="store_true",
                     help="first (re)build the task's privileged expert with its own trainer (quadruped tasks only)")
     sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")
-    sp = add("demo", cmd_demo, "the main job on the built-in pendulum task, sized for a laptop CPU")
+    sp.add_argument("--checkpoint", help="start from this pretrained world model (skips pretraining)")
+    sp.add_argument("--mppi", help="MPPI preset (default: the model preset's)")
+    sp.add_argument("--grid", action="append", help="evaluate and adapt only this grid (repeatable)")
+    sp = add("demo", cmd_demo, "the main job sized for 2 CPU cores: Peg Insertion from the shipped world model "
+             "(about 15 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")
+    sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
     from simdist.baselines.run import add_compare_commands
 
     add_compare_commands(sub)
