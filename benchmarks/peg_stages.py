@@ -1,8 +1,9 @@
 """How far a Peg Insertion agent gets through the task's stages in `sim` (where success alone reads 0 / N).
 
-    python benchmarks/peg_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation --set prior_weight=10]
+    python benchmarks/peg_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation --set prior_weight=10] [--domain real]
 
-For every episode, from the privileged state the `sim` domain puts in `info`: the best value of each dense-reward
+For every episode, from the exact state (what the `sim` domain puts in `info`; in `real`, read from the env's
+diagnostic oracle, which no learning code sees): the best value of each dense-reward
 stage (reach, grasp, lift, align, insert; each in [0, 1], see docs/tasks/peg-insertion.md), the share of steps
 the peg is held, and the closest lateral peg-hole distance while held. One JSON line per run (mean over episodes,
 and the per-episode rows) to stdout and, appended, to `--out`.
@@ -47,6 +48,7 @@ def main() -> None:
     p.add_argument("--grid", default="narrow")
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--domain", default="sim", choices=("sim", "real"))
     p.add_argument("--mppi", default=None, help="MPPI preset (default: the BC head alone)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override an MPPIConfig field")
     p.add_argument("--out", default=None, help="JSON-lines file to append the result to")
@@ -56,7 +58,7 @@ def main() -> None:
     model = load_model(args.checkpoint)
     mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
     agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
-    env = task.make_env("sim", seed=args.seed)
+    env = task.make_env(args.domain, seed=args.seed)
     rows = []
 
     class Recorder:  # rollout() keeps metrics, not per-step infos: collect them on the way through
@@ -71,7 +73,7 @@ def main() -> None:
 
         def step(self, action):
             out = self.inner.step(action)
-            self.infos.append(out[4])
+            self.infos.append({**out[4], "privileged": self.inner.oracle_privileged_state()})
             return out
 
     recorder = Recorder(env)
@@ -80,6 +82,7 @@ def main() -> None:
     mean = {k: float(np.mean([r[k] for r in rows])) for k in (*STAGES, "held_share", "success")}
     closest = [r["closest_held_lateral_mm"] for r in rows if r["closest_held_lateral_mm"] is not None]
     emit({"task": "peg-insertion", "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set, "grid": args.grid,
+          "domain": args.domain,
           "trials": args.trials, "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
 
 

@@ -392,3 +392,39 @@ def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, 
     (aside,) = tmp_path.glob("real_data.interrupted-*")
     assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
     assert result["rounds"][0]["episodes"] == 2
+
+
+def test_demonstrations_keep_only_successful_attempts_and_say_when_short(caplog):
+    from simdist.baselines.demonstrations import collect_demonstrations, teleoperator
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    assert teleoperator(task).name == task.expert().name  # no teleoperator of its own: the expert
+    demos = collect_demonstrations(task, 3, "default", seed=0)
+    assert len(demos) == 3 and all(e.success for e in demos)
+
+    class Clumsy:  # a teleoperator that never succeeds: nothing kept, a warning, a bounded number of attempts
+        spec, grids = task.spec, task.grids
+
+        def __getattr__(self, name):
+            return getattr(task, name)
+
+        def teleoperator(self):
+            from simdist.tasks.pendulum.experts import EnergyPDPolicy
+
+            return EnergyPDPolicy(name="idle", energy_gain=0.0, balance_angle=0.0)  # never swings up
+
+    assert collect_demonstrations(Clumsy(), 2, "default", seed=0, max_attempts=3) == []
+    assert "only 0 of 2" in caplog.text and "3 attempts" in caplog.text
+
+
+def test_peg_teleoperator_inserts_in_real_where_the_expert_does_not():
+    """The stand-in operator is the expert with a gentler alignment loop: it succeeds against the real arm's
+    latency and soft servo, where the data-generation expert limit-cycles at the hole mouth."""
+    from simdist.tasks import get_task
+    from simdist.tasks.ur5e.rollout import success_rate
+
+    task = get_task("peg-insertion")
+    ics = task.initial_conditions("narrow", 2, seed=0)
+    assert success_rate(task.make_env("real", seed=0), task.teleoperator(), ics)[0] == 1.0
+    assert success_rate(task.make_env("real", seed=0), task.expert(), ics)[0] == 0.0

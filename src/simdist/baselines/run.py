@@ -33,8 +33,9 @@ from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, observ
                                       world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, read_info, write_episodes
-from simdist.eval.rollout import PrivilegedAgent, rollout
+from simdist.baselines.demonstrations import collect_demonstrations, write_real_episodes
+from simdist.data.episodes import Episode, load_episodes, read_info
+from simdist.eval.rollout import rollout
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
@@ -44,38 +45,11 @@ WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimD
 METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
 DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
-DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones
 RESULTS_FILE = "baseline_results.json"
 
 
 def _setting(task) -> str:
     return "quadruped" if task.spec.command_dim else "manipulation"
-
-
-def _write(data_dir: Path, task, episodes: list[Episode], prefix: str, notes: str) -> None:
-    spec = task.spec
-    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                         command_dim=spec.command_dim, action_low=spec.action_low,
-                                         action_high=spec.action_high, notes=notes))
-    for i, ep in enumerate(episodes):
-        write_episodes(data_dir, [ep], name=f"{prefix}_{i:03d}")
-
-
-def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None = None) -> list[Episode]:
-    """`n` teleoperated demonstrations in the real domain (the privileged expert stands in for the human)."""
-    if n <= 0:
-        return []
-    from simdist.adapt import round_initial_conditions
-
-    env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
-    ics, _ = round_initial_conditions(task, grid, n, seed=seed + DEMO_SEED_OFFSET)
-    res = rollout(task, env, PrivilegedAgent(task.expert(), env, seed=seed), ics, seed=seed + DEMO_SEED_OFFSET,
-                  source="demonstration")
-    if out is not None:
-        _write(out, task, res.episodes, "demo", "teleoperated demonstrations (privileged stand-in)")
-    log.info("collected %d demonstrations, success %.2f", n, np.mean([e.success for e in res.episodes]))
-    return res.episodes
 
 
 def _default_demos(method: str, setting: str) -> int:
@@ -131,12 +105,12 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                  episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
                  overrides: dict[str, Any] | None = None, progress: bool = False,
-                 prior_weight: float | None = None) -> dict:
+                 prior_weight: float | None = None, mppi: str | None = None) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
     `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
-    `prior_weight` sets their planner's BC-chunk prior λ (default: the MPPI preset's).
+    `mppi` names their planner's MPPI preset (default: the model preset's) and `prior_weight` its BC-chunk prior λ.
     """
     from simdist.tasks import get_task
 
@@ -152,13 +126,13 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
-                "prior_weight": prior_weight}
+                "prior_weight": prior_weight, "mppi": mppi}
     # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
     # no world model); only the world-model methods plan (prior weight).
     if method in OFFLINE_METHODS:
         del settings["real_episode_budget"], settings["episodes_per_update"], settings["checkpoint"]
     if method not in WORLD_MODEL_METHODS:
-        del settings["prior_weight"]
+        del settings["prior_weight"], settings["mppi"]
     previous = _finished(out, settings)
     if previous is not None:
         return previous
@@ -186,12 +160,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
             raise ValueError(f"{method} needs a pretrained SimDist checkpoint (checkpoint=...)")
         name = model_preset_for(task, preset)
         cfg = AdaptConfig(rounds=rounds - 1, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
-        mppi = mppi_preset(name) if prior_weight is None else replace(mppi_preset(name), prior_weight=prior_weight)
+        planner = mppi_preset(mppi or name)
+        if prior_weight is not None:
+            planner = replace(planner, prior_weight=prior_weight)
         if method == "simdist":
-            adapted = adapt(task, checkpoint, out, cfg, mppi, finetune_preset(name), progress=progress,
+            adapted = adapt(task, checkpoint, out, cfg, planner, finetune_preset(name), progress=progress,
                             sim_data=sim_data_dir)
         else:
-            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, mppi, finetune_preset(name), progress,
+            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, finetune_preset(name), progress,
                                      sim_data=sim_data_dir)
         result = {**meta, **adapted, "method": method}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
@@ -209,7 +185,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                    else _train_diffusion(spec, sim_eps, sim_stats, demo_eps, method == "dp_cotrain", preset, gamma,
                                          seed, overrides))
         res = rollout(task, env, learner.agent(), ics, seed=seed, progress=progress, source=method)
-        _write(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
+        write_real_episodes(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
         row = {"round": 0, "episodes": len(ics), "real_minutes": _minutes(res.episodes, period) + meta["demo_minutes"],
                "success_rate": float(np.mean([m.get("success", 0.0) for m in res.metrics])),
                "successes": [bool(m.get("success", 0.0)) for m in res.metrics], "metrics": _mean_metrics(res.metrics)}
@@ -231,7 +207,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
             chunk = round_ics[start:start + episodes_per_update]
             res = rollout(task, env, learner.agent(explore=True), chunk, seed=seed + 1000 * j + start,
                           progress=progress, source=f"{method}-round-{j}")
-            _write(out / "real_data", task, res.episodes, f"r{j:02d}_e{start:03d}", f"{method} rollouts")
+            write_real_episodes(out / "real_data", task, res.episodes, f"r{j:02d}_e{start:03d}", f"{method} rollouts")
             round_eps += res.episodes
             round_metrics += res.metrics
             new = shape(TransitionBuffer.from_episodes(res.episodes, reward_fn))
@@ -349,7 +325,7 @@ def cmd_compare(args) -> dict:
         runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
-                             prior_weight=args.prior_weight)
+                             prior_weight=args.prior_weight, mppi=args.mppi)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -385,6 +361,8 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
     sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
     sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
+    sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
+                    "manipulation-prior for Peg Insertion")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp

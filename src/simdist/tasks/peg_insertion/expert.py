@@ -156,6 +156,17 @@ def expert() -> ScriptedExpert:
     return ScriptedExpert(ExpertTuning())
 
 
+# The teleoperation stand-in for `real` demonstrations: the same controller correcting 0.4 instead of 0.7 of the
+# measured error per step. A human operator moves carefully near the hole; the expert's faster loop, against the
+# real arm's 50 ms latency and soft servo, limit-cycles at the hole mouth (`real`: 0.00 vs 1.00 Narrow;
+# docs/tasks/peg-insertion.md). Never used for simulation data.
+TELEOPERATOR = ExpertTuning(name="teleoperator", fine_gain=0.4)
+
+
+def teleoperator() -> ScriptedExpert:
+    return ScriptedExpert(TELEOPERATOR)
+
+
 def suboptimal_tunings() -> list[ExpertTuning]:
     """A ladder of degraded experts, from about the expert's success rate down to about zero."""
     base = ExpertTuning()

@@ -56,6 +56,10 @@ class PegInsertionTask(UR5eTask):
     training_grid = TRAINING_GRID
     expert_module = expert_module
 
+    def teleoperator(self):
+        """Stand-in for a human teleoperator in `real` (demonstrations for the baselines); see expert.TELEOPERATOR."""
+        return expert_module.teleoperator()
+
     def critic(self):
         from simdist.tasks.peg_insertion.critic import load_critic
 

@@ -1,0 +1,61 @@
+"""Teleoperated demonstrations in a task's `real` domain, for the baselines that use them (paper §8).
+
+A privileged controller acting on exact state stands in for the human operator: the task's `teleoperator()` where
+it has one, else its expert. Only successful attempts are kept, as an operator discards failed takes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
+from simdist.eval.rollout import PrivilegedAgent, rollout
+
+log = logging.getLogger(__name__)
+DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones
+
+
+def write_real_episodes(data_dir: Path, task, episodes: list[Episode], prefix: str, notes: str) -> None:
+    """Append `episodes` to the real-domain dataset at `data_dir` (created on first use)."""
+    spec = task.spec
+    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
+                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
+                                         command_dim=spec.command_dim, action_low=spec.action_low,
+                                         action_high=spec.action_high, notes=notes))
+    for i, ep in enumerate(episodes):
+        write_episodes(data_dir, [ep], name=f"{prefix}_{i:03d}")
+
+
+def teleoperator(task):
+    """The stand-in for a human teleoperator: a privileged controller acting on exact state in `real`. A task may
+    offer a more careful one than its data-generation expert (`task.teleoperator()`); otherwise the expert."""
+    return task.teleoperator() if hasattr(task, "teleoperator") else task.expert()
+
+
+def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None = None,
+                           max_attempts: int | None = None) -> list[Episode]:
+    """`n` successful teleoperated demonstrations in the real domain (failed attempts are discarded, as a human
+    operator would; at most `max_attempts`, default 5n, after which fewer are returned with a warning)."""
+    if n <= 0:
+        return []
+    from simdist.adapt import round_initial_conditions
+
+    max_attempts = max_attempts or 5 * n
+    env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
+    ics, _ = round_initial_conditions(task, grid, max_attempts, seed=seed + DEMO_SEED_OFFSET)
+    agent = PrivilegedAgent(teleoperator(task), env, seed=seed)
+    kept, attempts = [], 0
+    while len(kept) < n and attempts < max_attempts:
+        batch = ics[attempts:attempts + min(n - len(kept), max_attempts - attempts)]
+        res = rollout(task, env, agent, batch, seed=seed + DEMO_SEED_OFFSET + attempts, source="demonstration")
+        attempts += len(batch)
+        kept += [e for e in res.episodes if e.success]
+    if len(kept) < n:
+        log.warning("only %d of %d teleoperated demonstrations succeeded in %d attempts", len(kept), n, attempts)
+    if out is not None:
+        write_real_episodes(out, task, kept, "demo", "teleoperated demonstrations (privileged stand-in; successful attempts only)")
+    log.info("collected %d successful demonstrations in %d attempts", len(kept), attempts)
+    return kept
+
+
