@@ -105,12 +105,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                  episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
                  overrides: dict[str, Any] | None = None, progress: bool = False,
-                 prior_weight: float | None = None, mppi: str | None = None) -> dict:
+                 prior_weight: float | None = None, mppi: str | None = None,
+                 finetune_steps: int | None = None) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
     `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
-    `mppi` names their planner's MPPI preset (default: the model preset's) and `prior_weight` its BC-chunk prior λ.
+    `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ, and
+    `finetune_steps` overrides their finetune preset's steps.
     """
     from simdist.tasks import get_task
 
@@ -126,13 +128,13 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
-                "prior_weight": prior_weight, "mppi": mppi}
+                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps}
     # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
     # no world model); only the world-model methods plan (prior weight).
     if method in OFFLINE_METHODS:
         del settings["real_episode_budget"], settings["episodes_per_update"], settings["checkpoint"]
     if method not in WORLD_MODEL_METHODS:
-        del settings["prior_weight"], settings["mppi"]
+        del settings["prior_weight"], settings["mppi"], settings["finetune_steps"]
     previous = _finished(out, settings)
     if previous is not None:
         return previous
@@ -163,12 +165,13 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         planner = mppi_preset(mppi or name)
         if prior_weight is not None:
             planner = replace(planner, prior_weight=prior_weight)
+        ft = finetune_preset(name)
+        if finetune_steps:
+            ft = replace(ft, steps=finetune_steps, warmup_steps=min(ft.warmup_steps, finetune_steps // 10))
         if method == "simdist":
-            adapted = adapt(task, checkpoint, out, cfg, planner, finetune_preset(name), progress=progress,
-                            sim_data=sim_data_dir)
+            adapted = adapt(task, checkpoint, out, cfg, planner, ft, progress=progress, sim_data=sim_data_dir)
         else:
-            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, finetune_preset(name), progress,
-                                     sim_data=sim_data_dir)
+            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, ft, progress, sim_data=sim_data_dir)
         result = {**meta, **adapted, "method": method}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
@@ -325,7 +328,7 @@ def cmd_compare(args) -> dict:
         runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
-                             prior_weight=args.prior_weight, mppi=args.mppi)
+                             prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -363,6 +366,7 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
     sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
                     "manipulation-prior for Peg Insertion")
+    sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp
