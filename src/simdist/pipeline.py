@@ -41,6 +41,7 @@ class PipelineConfig:
     grids: tuple[str, ...] | None = None  # evaluated and adapted grids (None: all of the task's)
     mppi: str | None = None  # planner preset (None: the model preset's)
     finetune_steps: int | None = None  # None: the finetune preset's
+    video_seconds: float = VideoConfig().max_seconds  # robot time filmed per stage
 
 
 PIPELINE_PRESETS = {
@@ -56,7 +57,8 @@ PIPELINE_PRESETS = {
 # inserts with that model (docs/results.md, Peg Insertion): the paper's sampler held near the BC chunk.
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
-                      sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000)
+                      sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
+                      video_seconds=30.0)  # an insertion takes 9-45 s
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
@@ -144,7 +146,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     videos = None
     if video:
         videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grids[0],
-                                   planner, VideoConfig())
-    write_report(out, summary, results, videos, VideoConfig().max_seconds)
+                                   planner, VideoConfig(max_seconds=cfg.video_seconds))
+    write_report(out, summary, results, videos, cfg.video_seconds)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return summary
