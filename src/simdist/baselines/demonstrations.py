@@ -7,6 +7,7 @@ it has one, else its expert. Only successful attempts are kept, as an operator d
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from pathlib import Path
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
@@ -43,14 +44,25 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
 
     max_attempts = max_attempts or 5 * n
     env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
-    ics, _ = round_initial_conditions(task, grid, max_attempts, seed=seed + DEMO_SEED_OFFSET)
     agent = PrivilegedAgent(teleoperator(task), env, seed=seed)
-    kept, attempts = [], 0
+    kept, attempts, batch, need = [], 0, 0, None
     while len(kept) < n and attempts < max_attempts:
-        batch = ics[attempts:attempts + min(n - len(kept), max_attempts - attempts)]
-        res = rollout(task, env, agent, batch, seed=seed + DEMO_SEED_OFFSET + attempts, source="demonstration")
-        attempts += len(batch)
-        kept += [e for e in res.episodes if e.success]
+        # Each batch holds n initial conditions split over the grids as a round's are; a failed attempt is
+        # retried on a fresh initial condition of the same grid in the next batch.
+        batch_seed = seed + DEMO_SEED_OFFSET + batch * 7919
+        ics, labels = round_initial_conditions(task, grid, n, seed=batch_seed)
+        need = Counter(labels) if need is None else need
+        chosen, quota = [], Counter(need)
+        for ic, g in zip(ics, labels):
+            if quota[g] > 0 and len(chosen) < max_attempts - attempts:
+                chosen.append((ic, g))
+                quota[g] -= 1
+        res = rollout(task, env, agent, [ic for ic, _ in chosen], seed=batch_seed, source="demonstration")
+        attempts, batch = attempts + len(chosen), batch + 1
+        for episode, (_, g) in zip(res.episodes, chosen):
+            if episode.success:
+                kept.append(episode)
+                need[g] -= 1
     if len(kept) < n:
         log.warning("only %d of %d teleoperated demonstrations succeeded in %d attempts", len(kept), n, attempts)
     if out is not None:
