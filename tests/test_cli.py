@@ -13,7 +13,7 @@ def run_json(capsys, *argv) -> dict:
     return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
 
 
-def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
+def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_data):
     out = run_json(capsys, "tasks", "--json")
     assert "pendulum" in out["tasks"]
     ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--domain", "real",
@@ -30,10 +30,16 @@ def test_pipeline_through_cli(tmp_path, capsys, pretrained, pendulum_data):
     # a rerun resumes: nothing is collected or trained again
     again = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
                      "--episodes-per-round", "2", "--out", str(tmp_path / "adapt"), "--finetune-steps", "5",
-                     "--sim-data", str(pendulum_data), "--json", "--quiet")
+                     "--sim-data", str(pendulum_data), "--prior-weight", "0.5", "--json", "--quiet")
     assert again["rounds"][1]["successes"] == adapt["rounds"][1]["successes"]
     assert [r["real_minutes"] for r in again["rounds"]] == [r["real_minutes"] for r in adapt["rounds"]]
     assert again["rounds"][0]["real_minutes"] < again["rounds"][1]["real_minutes"]
+    assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
+    # resuming with another planner would mix its episodes with these: refused, naming the setting, nothing lost
+    assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
+                 "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),
+                 "--json", "--quiet"]) == 2
+    assert "mppi.prior_weight" in caplog.text and "other settings" in caplog.text
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 

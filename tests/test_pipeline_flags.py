@@ -76,6 +76,9 @@ def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_pat
     adapt_cfg = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
     assert adapt_cfg["finetune"]["steps"] == 3
     assert (pretrained / "model.safetensors").read_bytes() == before
+    with pytest.raises(ValueError, match="other settings .*episodes_per_round"):  # never mixed into this run
+        run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained,
+                     sizing=PipelineConfig(**{**sizing.__dict__, "episodes_per_round": 3}))
 
 
 def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pretrained, caplog):

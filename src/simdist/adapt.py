@@ -56,6 +56,24 @@ def initial_condition_to_json(ic):
     return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
 
 
+def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...] = ()) -> None:
+    """A rerun into an existing folder resumes only the same experiment (its real episodes were collected under
+    those settings); anything but `may_change` (section.field) differing is refused, naming it."""
+    if not path.exists():
+        return
+    def flat(d: dict) -> dict:  # {"mppi": {"samples": 8}} → {"mppi.samples": 8}
+        out = {}
+        for key, value in d.items():
+            out.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
+        return out
+
+    a, b = flat(json.loads(path.read_text())), flat(json.loads(json.dumps(settings)))
+    differ = sorted(k for k in set(a) | set(b) if k not in may_change and json.dumps(a.get(k)) != json.dumps(b.get(k)))
+    if differ:
+        raise ValueError(f"{path.parent} holds a run with other settings ({', '.join(differ)}); rerun with the same "
+                         "settings to resume it, or choose another --out")
+
+
 def round_initial_conditions(task, grid: str, n: int, seed: int) -> tuple[list, list[str]]:
     """The fixed initial conditions of every round and the grid each belongs to. `grid="all"` splits the n
     episodes evenly over the task's grids (the quadruped's 5 trials × 3 speeds is n = 15)."""
@@ -118,8 +136,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                                          obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                          command_dim=spec.command_dim, action_low=spec.action_low,
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
-    (out / "adapt_config.json").write_text(json.dumps({"adapt": asdict(cfg), "mppi": asdict(mppi),
-                                                       "finetune": asdict(ft), "pretrained": str(pretrained)}, indent=2))
+    settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
+    refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",))
+    (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     pretrained_model = ckpt.load_model(pretrained)

@@ -14,7 +14,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from simdist.adapt import AdaptConfig, adapt
+from simdist.adapt import AdaptConfig, adapt, refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, mppi_preset, replace, train_preset
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
@@ -98,8 +98,9 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if cfg.finetune_steps:
         finetune_cfg = replace(finetune_cfg, steps=cfg.finetune_steps,
                                warmup_steps=min(finetune_cfg.warmup_steps, cfg.finetune_steps // 10))
-    (out / "pipeline.json").write_text(json.dumps({"task": task_name, "preset": preset, **asdict(cfg),
-                                                   "checkpoint": str(checkpoint) if checkpoint else None}, indent=2))
+    settings = {"task": task_name, "preset": preset, **asdict(cfg), "checkpoint": str(checkpoint) if checkpoint else None}
+    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"))
+    (out / "pipeline.json").write_text(json.dumps(settings, indent=2))
 
     sim_data = out / "sim_data"
     if not (sim_data / "stats.json").exists():
