@@ -124,6 +124,9 @@ def test_planning_path_matches_training_path():
     g = 0.9 ** torch.arange(model.cfg.horizon + 1, dtype=torch.float32)
     expected = (rewards * g[:-1]).sum() + g[-1] * values[-1]
     assert torch.allclose(model.plan_returns_n(ctx, actions_n, 0.9)[0], expected, atol=1e-4)
+    # MPPIConfig.value_weight scales the terminal value alone
+    reweighted = expected - 0.7 * g[-1] * values[-1]
+    assert torch.allclose(model.plan_returns_n(ctx, actions_n, 0.9, value_weight=0.3)[0], reweighted, atol=1e-4)
 
 
 def test_bc_mask_is_cumulative_product():

@@ -152,6 +152,9 @@ class MPPIConfig:
     # units. 0 is the paper's planner; > 0 keeps the planner where the model was trained (docs/results.md).
     prior_weight: float = 0.0
     discount: float = 0.99
+    # Weight of the terminal value in the return (1: the paper). Below 1 the planner leans on the predicted rewards,
+    # which the adapted dynamics moves, rather than on the frozen value head (docs/results.md, Peg Insertion).
+    value_weight: float = 1.0
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to

@@ -250,15 +250,17 @@ class WorldModel(nn.Module):
         return PlanningContext(z, self.dynamics["decoder"].cache(context), policy_kv, command_n)
 
     @torch.no_grad()
-    def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float) -> torch.Tensor:
-        """R = Σ_k γ^k r̂_{t+k} + γ^T v̂_{t+T} in raw reward units, for N normalised action sequences."""
+    def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
+                       value_weight: float = 1.0) -> torch.Tensor:
+        """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
+        paper's return)."""
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
         rewards = self.normalizer.denormalize(REWARD, self.rewards_n(ctx.z, zhat, actions_n, cmd))
         terminal = self.normalizer.denormalize(VALUE, self.values_n(zhat, cmd, last_only=True))
         T = actions_n.shape[1]
         gammas = discount ** torch.arange(T + 1, dtype=rewards.dtype, device=rewards.device)
-        return rewards @ gammas[:T] + gammas[T] * terminal[:, -1]
+        return rewards @ gammas[:T] + value_weight * gammas[T] * terminal[:, -1]
 
     @torch.no_grad()
     def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:
