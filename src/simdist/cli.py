@@ -95,11 +95,11 @@ def cmd_finetune(args) -> dict:
             "train_loss": result.train_loss, "val_loss": result.val_loss}
 
 
-def _mppi(name: str, prior_weight: float | None):
-    """The named MPPI preset, with `--prior-weight` applied when given."""
-    from simdist.config import mppi_preset, replace
+def _mppi(name: str, prior_weight: float | None, overrides: list[str] | None = None):
+    """The named MPPI preset, with `--mppi-set FIELD=VALUE` and `--prior-weight` applied when given."""
+    from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 
-    cfg = mppi_preset(name)
+    cfg = replace(mppi_preset(name), **parse_overrides(MPPIConfig, overrides or []))
     if prior_weight is not None:
         if prior_weight < 0:
             raise ValueError(f"--prior-weight must be >= 0, got {prior_weight}")
@@ -114,7 +114,8 @@ def cmd_evaluate(args) -> dict:
 
     task = _task(args.task)
     model = load_model(args.checkpoint)
-    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, _mppi(args.mppi, args.prior_weight))
+    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, _mppi(args.mppi, args.prior_weight,
+                                                                                         args.mppi_set))
     grids = task.grids if args.grid == "all" else (args.grid,)
     out: dict = {"task": task.spec.name, "domain": args.domain, "checkpoint": str(args.checkpoint), "grids": {}}
     for grid in grids:
@@ -153,7 +154,7 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
-    mppi = _mppi(args.mppi or args.preset, args.prior_weight)
+    mppi = _mppi(args.mppi or args.preset, args.prior_weight, args.mppi_set)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft,
                  physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
 
@@ -274,6 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
         sp.add_argument("--mppi", default="cpu", help="MPPI preset")
         sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
+        sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                        help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
         sp.add_argument("--seed", type=int, default=0)
         sp.add_argument("--physics", help="JSON/YAML physics override file")
     expert = sub.add_parser("expert", help="privileged expert commands").add_subparsers(dest="expert_cmd", required=True)
@@ -297,6 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
     sp.add_argument("--finetune-steps", type=int)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
