@@ -36,7 +36,7 @@ def windows(model, info, episodes, n: int, seed: int):
 
 
 @torch.no_grad()
-def measure(model, batch, delta: float, seed: int) -> dict:
+def measure(model, batch, delta: float, seed: int, value_weight: float = 1.0) -> dict:
     out = model(batch)
     err = (out["zhat"] - out["z_target"]).pow(2).mean(dim=(0, 2))
     gen = torch.Generator().manual_seed(seed)
@@ -51,7 +51,7 @@ def measure(model, batch, delta: float, seed: int) -> dict:
         noise[0] = 0.0
         zhat = model.latents_n(ctx.dynamics_kv, a + noise)
         response.append((zhat[1:] - zhat[:1]).pow(2).mean(dim=(0, 2)))
-        returns.append(model.plan_returns_n(ctx, a + noise, 0.99))
+        returns.append(model.plan_returns_n(ctx, a + noise, 0.99, value_weight))
     R = torch.stack(returns)
     return {"latent_error": err.tolist(), "action_response": torch.stack(response).mean(0).tolist(),
             "return_spread": float(R.std(dim=1).mean()), "_returns": R}
@@ -74,6 +74,7 @@ def main() -> None:
     p.add_argument("--windows", type=int, default=256)
     p.add_argument("--delta", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--value-weight", type=float, default=1.0, help="the planner's MPPIConfig.value_weight")
     p.add_argument("--out", default=None)
     args = p.parse_args()
     models = {"pretrained": load_model(args.pretrained), "finetuned": load_model(args.finetuned)}
@@ -87,10 +88,11 @@ def main() -> None:
         if len(sim) >= args.sim_episodes:
             break
     result = {"pretrained": args.pretrained, "finetuned": args.finetuned, "real": args.real,
-              "real_prefix": args.real_prefix, "real_episodes": len(real), "delta": args.delta}
+              "real_prefix": args.real_prefix, "real_episodes": len(real), "delta": args.delta,
+              "value_weight": args.value_weight}
     for domain, (info, eps) in {"real": (real_info, real), "sim": (sim_info, sim)}.items():
         batch = windows(models["pretrained"], info, eps, args.windows, args.seed)
-        got = {name: measure(m, batch, args.delta, args.seed) for name, m in models.items()}
+        got = {name: measure(m, batch, args.delta, args.seed, args.value_weight) for name, m in models.items()}
         result[domain] = {name: {k: v for k, v in g.items() if not k.startswith("_")} for name, g in got.items()}
         result[domain]["rank_agreement"] = spearman(got["pretrained"]["_returns"], got["finetuned"]["_returns"])
     emit(result, args.out)
