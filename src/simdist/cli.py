@@ -320,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mppi", help="MPPI preset (default: the model preset's)")
     sp.add_argument("--grid", action="append", help="evaluate and adapt only this grid (repeatable)")
     sp = add("demo", cmd_demo, "the main job sized for 2 CPU cores: Peg Insertion from the shipped world model "
-             "(about 15 min), or --task pendulum with every stage including pretraining (about 80 s)")
+             "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
     from simdist.baselines.run import add_compare_commands
