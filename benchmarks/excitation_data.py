@@ -17,14 +17,12 @@ import argparse
 import logging
 
 import numpy as np
-import torch
 
 from simdist.adapt import round_initial_conditions
 from simdist.baselines.demonstrations import DEMO_SEED_OFFSET, write_real_episodes
 from simdist.checkpoint import check_fits_task, load_model
 from simdist.data.generate import NoiseWindows, generation_preset
 from simdist.eval.rollout import rollout
-from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
 
@@ -44,17 +42,11 @@ class ExcitedPolicyAgent(PolicyAgent):
         super().reset()
         self.noise = NoiseWindows(self.cfg, self.model.spec.action_dim, self.rng)
 
-    @torch.no_grad()
     def act(self, obs):
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
-        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
-        action = self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0, 0]).cpu().numpy()
+        action = self.bc_action(obs)
         if self.noise.step():
             action = action + self.rng.normal(0.0, self.noise.std)
-        spec = self.model.spec
-        action = np.clip(action, spec.action_low, spec.action_high).astype(np.float32)
-        self._record(obs, action)
-        return action
+        return self.execute(obs, action)
 
 
 def main() -> None:

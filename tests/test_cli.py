@@ -106,6 +106,11 @@ def test_config_overrides_are_typed_and_checked():
                                       "value_weight=0", "--mppi-set", "samples=16", "--prior-weight", "3"])
     cfg = _mppi("cpu", args.prior_weight, args.mppi_set)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
+    from simdist.config import finetune_preset, with_steps
+
+    # every --steps / --finetune-steps keeps the preset's warmup, capped at 10 % of the run
+    assert (with_steps(finetune_preset("paper-manipulation"), 500).warmup_steps,
+            with_steps(finetune_preset("cpu"), 1000).warmup_steps) == (50, 30)
     with pytest.raises(ValueError, match="decay_steps is int | None"):
         parse_overrides(TrainConfig, ["decay_steps=soon"])
 

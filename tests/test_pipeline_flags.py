@@ -74,7 +74,7 @@ def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_pat
     assert summary["world_model"] == str(pretrained) and not (tmp_path / "run" / "pretrained").exists()
     assert (tmp_path / "run" / "report.md").exists() and summary["real_minutes"] > 0
     adapt_cfg = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
-    assert adapt_cfg["finetune"]["steps"] == 3
+    assert adapt_cfg["finetune"]["steps"] == 3 and adapt_cfg["finetune"]["warmup_steps"] == 0  # ≤ 10 % of the run
     assert (pretrained / "model.safetensors").read_bytes() == before
     with pytest.raises(ValueError, match="other settings .*episodes_per_round"):  # never mixed into this run
         run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained,

@@ -61,6 +61,7 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
     those settings); anything but `may_change` (section.field) differing is refused, naming it."""
     if not path.exists():
         return
+
     def flat(d: dict) -> dict:  # {"mppi": {"samples": 8}} → {"mppi.samples": 8}
         out = {}
         for key, value in d.items():

@@ -62,14 +62,14 @@ def cmd_merge(args) -> dict:
 def cmd_pretrain(args) -> dict:
     from simdist.checkpoint import read_config
     from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
-                                replace, train_preset)
+                                replace, train_preset, with_steps)
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
     cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
     if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
-        cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10),
-                      decay_steps=args.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
+        cfg = replace(with_steps(cfg, args.steps), decay_steps=args.steps,
+                      checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
     cfg = replace(cfg, **parse_overrides(TrainConfig, args.train_set or []))
     # A warm start keeps the checkpoint's architecture; --model-set may only add to it (e.g. reconstruction).
     base = from_dict(ModelConfig, read_config(args.init_from)["model"]) if args.init_from else model_preset(args.preset)
@@ -80,12 +80,12 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import finetune_preset, replace
+    from simdist.config import finetune_preset, replace, with_steps
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
     if args.steps:
-        cfg = replace(cfg, steps=args.steps)
+        cfg = with_steps(cfg, args.steps)
     if args.trainable:
         cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
     if args.sim_replay is not None:
@@ -145,11 +145,11 @@ def cmd_expert_eval(args) -> dict:
 
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import finetune_preset, replace
+    from simdist.config import finetune_preset, replace, with_steps
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
-        ft = replace(ft, steps=args.finetune_steps)
+        ft = with_steps(ft, args.finetune_steps)
     cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed,
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
@@ -187,15 +187,14 @@ def cmd_run(args) -> dict:
 
 def cmd_ablate(args) -> dict:
     from simdist.ablations import ABLATIONS, run_ablations
-    from simdist.config import finetune_preset, model_preset, replace, train_preset
+    from simdist.config import finetune_preset, model_preset, replace, train_preset, with_steps
 
     train_cfg = train_preset(args.preset)
     if args.steps:
-        train_cfg = replace(train_cfg, steps=args.steps, warmup_steps=min(train_cfg.warmup_steps, args.steps // 10),
-                            decay_steps=args.steps)
+        train_cfg = replace(with_steps(train_cfg, args.steps), decay_steps=args.steps)
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
-        ft = replace(ft, steps=args.finetune_steps, warmup_steps=min(ft.warmup_steps, args.finetune_steps // 10))
+        ft = with_steps(ft, args.finetune_steps)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]

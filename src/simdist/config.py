@@ -289,6 +289,12 @@ def replace(cfg: C, **changes: Any) -> C:
     return dataclasses.replace(cfg, **changes)
 
 
+def with_steps(cfg: C, steps: int) -> C:
+    """A training or finetuning config shortened (or lengthened) to `steps`, keeping the preset's schedule shape:
+    its warmup, capped at 10 % of the run."""
+    return dataclasses.replace(cfg, steps=steps, warmup_steps=min(cfg.warmup_steps, steps // 10))
+
+
 def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
     """`["samples=128", "prior_weight=2"]` → typed field overrides of a flat config dataclass (int, float, bool
     and str fields, optional int/float ones taking `none`), with an error naming the valid fields."""
@@ -312,6 +318,6 @@ def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
 
 __all__ = [
     "AttentionStack", "ModelConfig", "LossConfig", "TrainConfig", "FinetuneConfig", "MPPIConfig",
-    "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace",
+    "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace", "with_steps",
     "parse_overrides",
 ]

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simdist.adapt import AdaptConfig, adapt, refuse_other_settings
-from simdist.config import finetune_preset, model_preset, model_preset_for, mppi_preset, replace, train_preset
+from simdist.config import (finetune_preset, model_preset, model_preset_for, mppi_preset, replace, train_preset,
+                            with_steps)
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.video import VideoConfig, record_run_videos
@@ -90,6 +91,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         from simdist.checkpoint import check_fits_task
 
         check_fits_task(checkpoint, task)  # before any work
+    settings = {"task": task_name, "preset": preset, **asdict(cfg), "checkpoint": str(checkpoint) if checkpoint else None}
+    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"))
     out.mkdir(parents=True, exist_ok=True)
     if train_expert:
         _train_expert(task, out / "expert", expert_budget)
@@ -97,10 +100,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     planner = mppi_preset(cfg.mppi or model_name)
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
-        finetune_cfg = replace(finetune_cfg, steps=cfg.finetune_steps,
-                               warmup_steps=min(finetune_cfg.warmup_steps, cfg.finetune_steps // 10))
-    settings = {"task": task_name, "preset": preset, **asdict(cfg), "checkpoint": str(checkpoint) if checkpoint else None}
-    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"))
+        finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
     (out / "pipeline.json").write_text(json.dumps(settings, indent=2))
 
     sim_data = out / "sim_data"

@@ -156,7 +156,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     if method in WORLD_MODEL_METHODS:  # the same budget: J + 1 evaluation rounds of M episodes, J finetunes
         from simdist.adapt import AdaptConfig, adapt
         from simdist.baselines.simdist_bc import run_simdist_bc
-        from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace
+        from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace, with_steps
 
         if checkpoint is None:
             raise ValueError(f"{method} needs a pretrained SimDist checkpoint (checkpoint=...)")
@@ -167,7 +167,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
             planner = replace(planner, prior_weight=prior_weight)
         ft = finetune_preset(name)
         if finetune_steps:
-            ft = replace(ft, steps=finetune_steps, warmup_steps=min(ft.warmup_steps, finetune_steps // 10))
+            ft = with_steps(ft, finetune_steps)
         if method == "simdist":
             adapted = adapt(task, checkpoint, out, cfg, planner, ft, progress=progress, sim_data=sim_data_dir)
         else:

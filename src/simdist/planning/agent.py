@@ -74,12 +74,18 @@ class MPPIAgent(_HistoryAgent):
 class PolicyAgent(_HistoryAgent):
     """Executes the first action of the BC head's chunk (no planning)."""
 
-    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+    def bc_action(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """The first action of the BC head's chunk, raw units, unclipped (history not yet updated)."""
         obs_t, hist_p, hist_a, command = self._tensors(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
-        action = self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0, 0])
+        return self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0, 0]).cpu().numpy()
+
+    def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        return self.execute(obs, self.bc_action(obs))
+
+    def execute(self, obs: dict[str, np.ndarray], action: np.ndarray) -> np.ndarray:
+        """Clip to the action bounds and record the executed action in the history."""
         spec = self.model.spec
-        action = action.cpu().numpy()
         if spec.action_low:
             action = np.clip(action, spec.action_low, spec.action_high)
         self._record(obs, action)
