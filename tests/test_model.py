@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from simdist.config import MODEL_PRESETS, LossConfig, ModelConfig, model_preset
+from simdist.config import MODEL_PRESETS, LossConfig, ModelConfig, model_preset, replace
 from simdist.model.loss import bc_mask, world_model_loss
 from simdist.model.normalizer import Normalizer
 from simdist.model.world_model import ModelSpec, WorldModel
@@ -222,3 +222,37 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
         if terminated or truncated:
             break
     assert lifted and held_near_hole
+
+
+def test_sensor_noise_augmentation_matches_the_robots_noise_in_raw_units(tmp_path):
+    from simdist import checkpoint as ckpt
+
+    spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2,
+                     sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)})
+    model = WorldModel(replace(model_preset("cpu"), sensor_noise_scale=1.0), spec)
+    model.normalizer.set_stats("proprio", torch.zeros(3), torch.tensor([2.0, 1.0, 4.0]))
+    obs = {"proprio": torch.zeros(50_000, 3), "height": torch.zeros(50_000, 2, 2)}
+    noised, hist = model.augment_n(obs, torch.zeros(5_000, 10, 3))
+    # raw std / normaliser std, per element; the history gets the proprio noise too
+    assert torch.allclose(noised["proprio"].std(0), torch.tensor([0.25, 0.0, 0.25]), atol=0.01)
+    assert torch.allclose(hist.std((0, 1)), torch.tensor([0.25, 0.0, 0.25]), atol=0.01)
+    assert torch.allclose(noised["height"].std(0), torch.full((2, 2), 0.2), atol=0.01)
+    model.eval()  # evaluation and planning never see it
+    out = model(batch_for(model, B=2)), model(batch_for(model, B=2))
+    ckpt.save_model(tmp_path / "m", model)
+    assert ckpt.load_model(tmp_path / "m").spec.sensor_noise_std == spec.sensor_noise_std
+    assert out[0]["zhat"].shape == (2, model.cfg.horizon, model.cfg.latent_dim)
+
+
+def test_sensor_noise_scale_zero_leaves_inputs_clean():
+    spec = ModelSpec({"proprio": (3,)}, action_dim=2, sensor_noise_std={"proprio": (0.5, 0.5, 0.5)})
+    model = WorldModel(model_preset("cpu"), spec)
+    obs, hist = model.augment_n({"proprio": torch.zeros(4, 3)}, torch.zeros(4, 2, 3))
+    assert not obs["proprio"].any() and not hist.any()
+
+
+def test_task_spec_rejects_sensor_noise_for_unknown_groups():
+    from simdist.tasks.base import TaskSpec
+
+    with pytest.raises(ValueError, match="unknown groups"):
+        TaskSpec("t", {"proprio": (2,)}, 1, (-1.0,), (1.0,), 0.1, 10, sensor_noise_std={"camera": (0.1,)})

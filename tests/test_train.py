@@ -110,3 +110,12 @@ def test_dataset_shape_mismatch_is_rejected(pretrained, tmp_path):
     with pytest.raises(ValueError, match="do not match"):
         finetune(pretrained, tmp_path / "d", tmp_path / "ft", FinetuneConfig(steps=1), device=torch.device("cpu"),
                  progress=False)
+
+
+def test_sensor_noise_augmentation_needs_a_task_that_documents_it(pendulum_data, tiny_cfg):
+    from simdist.config import replace
+    from simdist.train import build_model, load_windows
+
+    cfg = replace(tiny_cfg, sensor_noise_scale=1.0)
+    with pytest.raises(ValueError, match="documents no sensor noise"):
+        build_model(cfg, load_windows(pendulum_data, cfg, torch.device("cpu")))

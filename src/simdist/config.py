@@ -42,6 +42,9 @@ class ModelConfig:
     # apply whatever is configured, and default to 0 to match their effective behaviour.
     mlp_dropout: float = 0.0
     input_noise_std: float = 0.0  # Gaussian augmentation of *inputs* in normalised units, training only
+    # × the task's documented sensor noise (TaskSpec.sensor_noise_std, raw units) added to the inputs in training:
+    # the authors' augmentation for clean simulation data (1.0 = the real robot's noise).
+    sensor_noise_scale: float = 0.0
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)
     # The BC head cross-attends to the whole context (paper). False: only to the proprio-history tokens and z_t,
     # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action

@@ -53,11 +53,25 @@ def lr_at(step: int, lr: float, lr_end: float, warmup: int, decay_steps: int) ->
 def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
     """A fresh world model whose normaliser holds the statistics of `data` (the simulation dataset)."""
     info = data.info
-    spec = ModelSpec(info.obs_shapes, info.action_dim, info.command_dim, info.action_low, info.action_high)
+    spec = ModelSpec(info.obs_shapes, info.action_dim, info.command_dim, info.action_low, info.action_high,
+                     sensor_noise_std=_sensor_noise_std(info.task) if cfg.sensor_noise_scale > 0 else {})
     model = WorldModel(cfg, spec)
     for name, st in data.statistics().items():
         model.normalizer.set_stats(name, st.mean, st.std)
     return model
+
+
+def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
+    from simdist.tasks.registry import get_task, task_names
+
+    if task_name not in task_names():
+        raise ValueError(f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
+                         f"{task_name!r} is not registered; registered: {task_names()}")
+    noise = get_task(task_name).spec.sensor_noise_std
+    if not noise:
+        raise ValueError(f"task {task_name!r} documents no sensor noise (TaskSpec.sensor_noise_std); "
+                         "use input_noise_std instead, or set sensor_noise_scale=0")
+    return noise
 
 
 def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device) -> WindowDataset:

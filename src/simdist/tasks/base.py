@@ -46,8 +46,16 @@ class TaskSpec:
     episode_steps: int
     command_dim: int = 0
     gamma: float = 0.99
+    # The robot's sensor noise (Gaussian std, raw units) per observation group: one value per element of the
+    # group's last axis, or one for all. World models trained with `sensor_noise_scale` > 0 add it to their
+    # inputs, as the authors do on the quadruped, since simulation data are recorded clean.
+    sensor_noise_std: dict[str, tuple[float, ...]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        unknown = sorted(set(self.sensor_noise_std) - set(self.obs_shapes))
+        if unknown:
+            raise ValueError(f"task {self.name!r}: sensor_noise_std names unknown groups {unknown}; "
+                             f"groups: {sorted(self.obs_shapes)}")
         if PROPRIO_KEY not in self.obs_shapes:
             raise ValueError(f"task {self.name!r}: observation groups must include {PROPRIO_KEY!r}")
         if COMMAND_KEY in self.obs_shapes:

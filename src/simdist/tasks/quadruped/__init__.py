@@ -16,7 +16,7 @@ import numpy as np
 
 from simdist.tasks.base import TaskSpec, apply_physics_overrides, check_domain
 from simdist.tasks.quadruped import experts
-from simdist.tasks.quadruped.batch_env import PROPRIO_DIM, SCAN_SHAPE
+from simdist.tasks.quadruped.batch_env import HEIGHT_NOISE_STD, PROPRIO_DIM, PROPRIO_NOISE_STD, SCAN_SHAPE
 from simdist.tasks.quadruped.course_env import QuadrupedCourseEnv, time_limit_s
 from simdist.tasks.quadruped.physics import REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
 from simdist.tasks.quadruped.robot import CONTROL_PERIOD_S
@@ -46,7 +46,8 @@ class QuadrupedCourseTask:
         self.spec = TaskSpec(
             name=config.name, obs_shapes={"proprio": (PROPRIO_DIM,), "height": SCAN_SHAPE}, action_dim=12,
             action_low=(-10.0,) * 12, action_high=(10.0,) * 12, control_period_s=CONTROL_PERIOD_S,
-            episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)), command_dim=3)
+            episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)), command_dim=3,
+            sensor_noise_std={"proprio": tuple(PROPRIO_NOISE_STD.tolist()), "height": (HEIGHT_NOISE_STD,)})
 
     @property
     def grids(self) -> tuple[str, ...]:
