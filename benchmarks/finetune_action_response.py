@@ -44,8 +44,9 @@ def measure(model, batch, delta: float, seed: int, value_weight: float = 1.0) ->
     returns, response = [], []
     for b in range(base_n.shape[0]):
         one = {k: (v[b:b + 1] if torch.is_tensor(v) else v) for k, v in batch.items()}
+        command = batch["commands"][b:b + 1, 0] if "commands" in batch else None  # the step's command (quadruped)
         ctx = model.planning_context({k: v[b:b + 1] for k, v in batch["obs"].items()}, one["hist_proprio"],
-                                     one["hist_action"])
+                                     one["hist_action"], command)
         a = base_n[b:b + 1].expand(PERTURBATIONS, -1, -1)
         noise = delta * torch.randn(a.shape, generator=gen)
         noise[0] = 0.0
