@@ -256,3 +256,5 @@ def test_task_spec_rejects_sensor_noise_for_unknown_groups():
 
     with pytest.raises(ValueError, match="unknown groups"):
         TaskSpec("t", {"proprio": (2,)}, 1, (-1.0,), (1.0,), 0.1, 10, sensor_noise_std={"camera": (0.1,)})
+    with pytest.raises(ValueError, match="give 1 or 2"):
+        TaskSpec("t", {"proprio": (2,)}, 1, (-1.0,), (1.0,), 0.1, 10, sensor_noise_std={"proprio": (0.1, 0.1, 0.1)})

@@ -56,6 +56,10 @@ class TaskSpec:
         if unknown:
             raise ValueError(f"task {self.name!r}: sensor_noise_std names unknown groups {unknown}; "
                              f"groups: {sorted(self.obs_shapes)}")
+        for group, std in self.sensor_noise_std.items():
+            if len(std) not in (1, self.obs_shapes[group][-1]):
+                raise ValueError(f"task {self.name!r}: sensor_noise_std[{group!r}] has {len(std)} values; give 1 or "
+                                 f"{self.obs_shapes[group][-1]} (the group's last axis)")
         if PROPRIO_KEY not in self.obs_shapes:
             raise ValueError(f"task {self.name!r}: observation groups must include {PROPRIO_KEY!r}")
         if COMMAND_KEY in self.obs_shapes:
