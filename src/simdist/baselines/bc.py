@@ -28,6 +28,8 @@ METHOD = "bc"
 class BCConfig(BaselineConfig):
     steps: int = 2000  # gradient steps on the simulation data
     weight_decay: float = 0.0
+    # × the task's sensor noise added to the training observations (raw units), as SimDist's `sensor_noise_scale`
+    sensor_noise_scale: float = 0.0
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
         "cpu": dict(encoder_preset="cpu", hidden=(128, 128), lr=1e-3, batch_size=128, steps=1000),
@@ -42,9 +44,21 @@ class BCLearner:
         self.actor = Actor(spec, cfg).to(self.device)
         self.optimizer = torch.optim.AdamW(self.actor.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
 
+    def noised(self, obs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """Observations with the task's sensor noise × `sensor_noise_scale` added (training only)."""
+        if self.cfg.sensor_noise_scale <= 0:
+            return obs
+        if not self.spec.sensor_noise_std:
+            raise ValueError("sensor_noise_scale > 0 but the task documents no sensor noise (TaskSpec.sensor_noise_std)")
+        out = dict(obs)
+        for group, std in self.spec.sensor_noise_std.items():
+            scale = self.cfg.sensor_noise_scale * torch.tensor(std, dtype=obs[group].dtype, device=obs[group].device)
+            out[group] = obs[group] + scale * torch.randn_like(obs[group])
+        return out
+
     def update(self, batch: dict) -> dict[str, float]:
         target = self.actor.to_unit(batch["action"])
-        loss = (self.actor.mode(batch["obs"]) - target).pow(2).mean()
+        loss = (self.actor.mode(self.noised(batch["obs"])) - target).pow(2).mean()
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()

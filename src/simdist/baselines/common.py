@@ -73,9 +73,10 @@ class BaselineConfig:
 
 
 def spec_of(source: Any) -> ModelSpec:
-    """A ModelSpec (shapes and action box) from a TaskSpec or a DatasetInfo."""
+    """A ModelSpec (shapes, action box and, from a TaskSpec, the sensor noise) from a TaskSpec or a DatasetInfo."""
     return ModelSpec(dict(source.obs_shapes), source.action_dim, source.command_dim,
-                     tuple(source.action_low), tuple(source.action_high))
+                     tuple(source.action_low), tuple(source.action_high),
+                     sensor_noise_std=dict(getattr(source, "sensor_noise_std", {})))
 
 
 # ------------------------------------------------------------------------------------------ building blocks

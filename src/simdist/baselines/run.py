@@ -15,6 +15,7 @@ teleoperator stand-in in the real domain, on initial conditions disjoint from th
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -328,7 +329,8 @@ def cmd_compare(args) -> dict:
         runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
-                             prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps)
+                             prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
+                             overrides=_baseline_overrides(args.baseline_set))
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -345,6 +347,24 @@ def cmd_compare(args) -> dict:
 
     write_comparison(out, summary)
     return result
+
+
+def _baseline_overrides(pairs: list[str] | None) -> dict[str, Any]:
+    """`["sensor_noise_scale=1", "steps=500"]` → {name: number or string}; a name no baseline config has is an error."""
+    known = sorted({f.name for cls in (BCConfig, IQLConfig, SACConfig, SGFTConfig, DiffusionConfig)
+                    for f in dataclasses.fields(cls)})
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--baseline-set expects FIELD=VALUE, got {pair!r}")
+        if name not in known:
+            raise KeyError(f"--baseline-set: no baseline config has a field {name!r}; fields: {known}")
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
+    return out
 
 
 def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -367,6 +387,8 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
                     "manipulation-prior for Peg Insertion")
     sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
+    sp.add_argument("--baseline-set", action="append", metavar="FIELD=VALUE",
+                    help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp
