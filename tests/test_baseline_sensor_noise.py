@@ -33,3 +33,9 @@ def test_baseline_set_parses_values_and_rejects_unknown_fields():
         _baseline_overrides(["sensr=1"])
     with pytest.raises(ValueError, match="FIELD=VALUE"):
         _baseline_overrides(["sensor_noise_scale"])
+
+
+def test_seed_lists():
+    from simdist.baselines.run import _seeds
+
+    assert _seeds("3") == [0, 1, 2] and _seeds("0,4") == [0, 4] and _seeds("2,") == [2]

@@ -313,8 +313,8 @@ def _train_diffusion(spec, sim_eps, sim_stats, demo_eps, cotrain, preset, gamma,
 
 # ----------------------------------------------------------------------------------------------- CLI
 def _seeds(text: str) -> list[int]:
-    """"3" → seeds 0, 1, 2; "0,4,7" → those seeds."""
-    return [int(s) for s in text.split(",")] if "," in text else list(range(int(text)))
+    """"3" → seeds 0, 1, 2; "0,4,7" → those seeds; "2," → seed 2 alone."""
+    return [int(s) for s in text.split(",") if s.strip()] if "," in text else list(range(int(text)))
 
 
 def cmd_compare(args) -> dict:
