@@ -9,22 +9,25 @@ from simdist.baselines.run import _baseline_overrides
 from simdist.tasks import get_task
 
 
-def test_bc_adds_the_tasks_sensor_noise_in_raw_units():
+def test_bc_trains_on_the_tasks_sensor_noise():
     spec = spec_of(get_task("foam").spec)
     assert spec.sensor_noise_std["proprio"][21] == 0.75  # joint velocities, the authors' Go2 std
-    bc = BCLearner(spec, BCConfig.preset("cpu", sensor_noise_scale=1.0))
-    obs = {"proprio": torch.zeros(20_000, 35), "height": torch.zeros(20_000, 21, 15), "command": torch.ones(20_000, 3)}
-    noised = bc.noised(obs)
-    assert torch.allclose(noised["proprio"].std(0), torch.tensor(spec.sensor_noise_std["proprio"]), rtol=0.05)
-    assert abs(float(noised["height"].std()) - 0.02) < 0.001
-    assert torch.equal(noised["command"], obs["command"])  # commands are not sensed
-    assert BCLearner(spec, BCConfig.preset("cpu")).noised(obs) is obs  # off by default
+    batch = {"obs": {"proprio": torch.zeros(8, 35), "height": torch.zeros(8, 21, 15), "command": torch.zeros(8, 3)},
+             "action": torch.zeros(8, 12)}
+    losses = {}
+    for scale in (0.0, 1.0):
+        torch.manual_seed(0)
+        bc = BCLearner(spec, BCConfig.preset("cpu", sensor_noise_scale=scale))
+        torch.manual_seed(1)
+        losses[scale] = bc.update(batch)["bc_loss"], bc.update(batch)["bc_loss"]
+    assert losses[0.0] != losses[1.0]  # the noise reaches the observations the actor sees
 
 
 def test_bc_sensor_noise_needs_a_task_that_documents_it():
     bc = BCLearner(spec_of(get_task("pendulum").spec), BCConfig.preset("cpu", sensor_noise_scale=1.0))
     with pytest.raises(ValueError, match="documents no sensor noise"):
-        bc.noised({"proprio": torch.zeros(2, 3)})
+        bc.update({"obs": {"proprio": torch.zeros(2, bc.spec.obs_shapes["proprio"][0])},
+                   "action": torch.zeros(2, bc.spec.action_dim)})
 
 
 def test_baseline_set_parses_values_and_rejects_unknown_fields():

@@ -224,31 +224,35 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
     assert lifted and held_near_hole
 
 
-def test_sensor_noise_augmentation_matches_the_robots_noise_in_raw_units(tmp_path):
+def test_sensor_noise_reaches_the_inputs_in_training_only_and_never_the_targets(tmp_path):
     from simdist import checkpoint as ckpt
 
     spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2,
                      sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)})
-    model = WorldModel(replace(model_preset("cpu"), sensor_noise_scale=1.0), spec)
-    model.normalizer.set_stats("proprio", torch.zeros(3), torch.tensor([2.0, 1.0, 4.0]))
-    obs = {"proprio": torch.zeros(50_000, 3), "height": torch.zeros(50_000, 2, 2)}
-    noised, hist = model.augment_n(obs, torch.zeros(5_000, 10, 3))
-    # raw std / normaliser std, per element; the history gets the proprio noise too
-    assert torch.allclose(noised["proprio"].std(0), torch.tensor([0.25, 0.0, 0.25]), atol=0.01)
-    assert torch.allclose(hist.std((0, 1)), torch.tensor([0.25, 0.0, 0.25]), atol=0.01)
-    assert torch.allclose(noised["height"].std(0), torch.full((2, 2), 0.2), atol=0.01)
-    model.eval()  # evaluation and planning never see it
-    out = model(batch_for(model, B=2)), model(batch_for(model, B=2))
+    quiet = replace(model_preset("cpu"), attention_dropout=0.0, mlp_dropout=0.0)  # noise the only randomness
+    batch = batch_for(WorldModel(quiet, spec), B=2)
+    for scale, noisy_in_training in ((1.0, True), (0.0, False)):
+        model = WorldModel(replace(quiet, sensor_noise_scale=scale), spec).train()
+        a, b = model(batch), model(batch)
+        assert torch.equal(a["z_target"], b["z_target"])  # stop-gradient targets: clean future observations
+        assert torch.equal(a["zhat"], b["zhat"]) != noisy_in_training
+        model.eval()
+        assert torch.equal(model(batch)["zhat"], model(batch)["zhat"])  # evaluation and planning never see it
     ckpt.save_model(tmp_path / "m", model)
     assert ckpt.load_model(tmp_path / "m").spec.sensor_noise_std == spec.sensor_noise_std
-    assert out[0]["zhat"].shape == (2, model.cfg.horizon, model.cfg.latent_dim)
 
 
-def test_sensor_noise_scale_zero_leaves_inputs_clean():
-    spec = ModelSpec({"proprio": (3,)}, action_dim=2, sensor_noise_std={"proprio": (0.5, 0.5, 0.5)})
-    model = WorldModel(model_preset("cpu"), spec)
-    obs, hist = model.augment_n({"proprio": torch.zeros(4, 3)}, torch.zeros(4, 2, 3))
-    assert not obs["proprio"].any() and not hist.any()
+def test_add_sensor_noise_uses_raw_units_per_element():
+    from simdist.model.augment import add_sensor_noise
+
+    obs = {"proprio": torch.zeros(50_000, 3), "height": torch.zeros(50_000, 2, 2), "command": torch.ones(50_000, 3)}
+    noised = add_sensor_noise(obs, {"proprio": (0.5, 0.0, 1.0), "height": (0.2,)}, scale=2.0)
+    assert torch.allclose(noised["proprio"].std(0), torch.tensor([1.0, 0.0, 2.0]), atol=0.02)
+    assert torch.allclose(noised["height"].std(0), torch.full((2, 2), 0.4), atol=0.02)
+    assert torch.equal(noised["command"], obs["command"])  # commands are not sensed
+    assert all(torch.equal(add_sensor_noise(obs, {"proprio": (1.0,)}, 0.0)[k], v) for k, v in obs.items())
+    with pytest.raises(ValueError, match="documents no sensor noise"):
+        add_sensor_noise(obs, {}, 1.0)
 
 
 def test_task_spec_rejects_sensor_noise_for_unknown_groups():

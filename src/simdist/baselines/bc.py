@@ -18,6 +18,7 @@ import torch
 from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, load_weights, read_checkpoint_config,
                                       save_checkpoint)
 from simdist.baselines.replay import TransitionBuffer
+from simdist.model.augment import add_sensor_noise
 from simdist.model.world_model import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -44,21 +45,10 @@ class BCLearner:
         self.actor = Actor(spec, cfg).to(self.device)
         self.optimizer = torch.optim.AdamW(self.actor.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
 
-    def noised(self, obs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """Observations with the task's sensor noise × `sensor_noise_scale` added (training only)."""
-        if self.cfg.sensor_noise_scale <= 0:
-            return obs
-        if not self.spec.sensor_noise_std:
-            raise ValueError("sensor_noise_scale > 0 but the task documents no sensor noise (TaskSpec.sensor_noise_std)")
-        out = dict(obs)
-        for group, std in self.spec.sensor_noise_std.items():
-            scale = self.cfg.sensor_noise_scale * torch.tensor(std, dtype=obs[group].dtype, device=obs[group].device)
-            out[group] = obs[group] + scale * torch.randn_like(obs[group])
-        return out
-
     def update(self, batch: dict) -> dict[str, float]:
         target = self.actor.to_unit(batch["action"])
-        loss = (self.actor.mode(self.noised(batch["obs"])) - target).pow(2).mean()
+        obs = add_sensor_noise(batch["obs"], self.spec.sensor_noise_std, self.cfg.sensor_noise_scale)
+        loss = (self.actor.mode(obs) - target).pow(2).mean()
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()

@@ -28,9 +28,6 @@ class Normalizer(nn.Module):
             raise KeyError(f"normaliser has no field {name!r}; fields: {list(self.fields)}")
         return getattr(self, f"{name}_mean"), getattr(self, f"{name}_std")
 
-    def std(self, name: str) -> torch.Tensor:
-        return self._stats(name)[1]
-
     def normalize(self, name: str, x: torch.Tensor) -> torch.Tensor:
         mean, std = self._stats(name)
         return (x - mean) / std

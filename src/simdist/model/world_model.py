@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from simdist.config import ModelConfig
+from simdist.model.augment import add_sensor_noise
 from simdist.model.encoders import ObservationEncoder
 from simdist.model.layers import MLP, TransformerDecoder, TransformerEncoder, learned_encoding
 from simdist.model.normalizer import Normalizer
@@ -204,24 +205,18 @@ class WorldModel(nn.Module):
         return p["out"](p["decoder"](q, policy_kv))
 
     # ----------------------------------------------------------------------------------- training
-    def augment_n(self, obs_n: dict[str, torch.Tensor], hist_p: torch.Tensor):
-        """Input noise (normalised units): the task's sensor noise × `sensor_noise_scale`, then `input_noise_std`."""
-        def noised(name: str, x: torch.Tensor) -> torch.Tensor:
-            std = self.cfg.input_noise_std
-            raw = self.spec.sensor_noise_std.get(name)
-            if raw and self.cfg.sensor_noise_scale > 0:
-                sensor = torch.tensor(raw, dtype=x.dtype, device=x.device) * self.cfg.sensor_noise_scale
-                std = torch.sqrt(std ** 2 + (sensor / self.normalizer.std(name)) ** 2)
-            return x + std * torch.randn_like(x) if torch.is_tensor(std) or std > 0 else x
-
-        return {k: noised(k, v) for k, v in obs_n.items()}, noised(PROPRIO, hist_p)
-
     def forward(self, batch: dict) -> dict[str, torch.Tensor]:
         """Predictions and stop-gradient targets for Eq. 2, all in normalised units."""
-        obs_n = self.normalize_obs(batch["obs"])
-        hist_p = self.normalizer.normalize(PROPRIO, batch["hist_proprio"])
-        if self.training:  # augment inputs only, never targets or eval
-            obs_n, hist_p = self.augment_n(obs_n, hist_p)
+        obs, hist_proprio = batch["obs"], batch["hist_proprio"]
+        if self.training and self.cfg.sensor_noise_scale > 0:  # inputs only, never targets or evaluation
+            noise, scale = self.spec.sensor_noise_std, self.cfg.sensor_noise_scale
+            obs = add_sensor_noise(obs, noise, scale)
+            hist_proprio = add_sensor_noise({PROPRIO: hist_proprio}, noise, scale)[PROPRIO]
+        obs_n = self.normalize_obs(obs)
+        hist_p = self.normalizer.normalize(PROPRIO, hist_proprio)
+        if self.training and self.cfg.input_noise_std > 0:
+            obs_n = {k: v + self.cfg.input_noise_std * torch.randn_like(v) for k, v in obs_n.items()}
+            hist_p = hist_p + self.cfg.input_noise_std * torch.randn_like(hist_p)
         hist_a = self.normalizer.normalize(ACTION, batch["hist_action"])
         actions_n = self.normalizer.normalize(ACTION, batch["actions"])
         command_n = self.normalizer.normalize(COMMAND, batch["commands"]) if self.spec.command_dim else None
