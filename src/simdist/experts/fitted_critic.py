@@ -132,7 +132,7 @@ def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
     opt = torch.optim.Adam(critic.parameters(), lr=cfg.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, cfg.epochs)
     batch = 1024
-    for epoch in range(cfg.epochs):
+    for _ in range(cfg.epochs):
         for chunk in torch.randperm(len(train)).split(batch):
             ids = train[chunk.numpy()]
             loss = ((critic(x[ids]) - y[ids]) / critic.return_std).pow(2).mean()
