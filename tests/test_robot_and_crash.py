@@ -96,3 +96,15 @@ def test_adapt_starts_from_offline_real_data(tmp_path, pretrained, pendulum_data
     names = sorted(p.stem for p in (tmp_path / "a" / "real_data" / "episodes").glob("*.h5"))
     assert names == ["init_00000", "init_00001", "r00_e000", "r00_e001"]
     assert (tmp_path / "a" / "round_00" / "model" / "done").exists()  # round 0 deploys the finetuned model
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pendulum_data, capfd, quiet):
+    """A round's logged forward progress once overwrote the progress-bar flag, so rounds after the first ignored it."""
+    from simdist.cli import main
+
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
+            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data)]
+    assert main(argv + ["--quiet"] * quiet) == 0
+    bars_started = capfd.readouterr().err.count("pendulum rollouts:   0%")
+    assert bars_started == (0 if quiet else 3)  # zero shot + 2 rounds

@@ -171,9 +171,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()
-        progress = round_progress(row)
+        walked = round_progress(row)
         log.info("round %d: success %.2f%s after %.1f real minutes", j, row["success_rate"],
-                 "" if progress is None else f", progress {progress:.2f} m", row["real_minutes"])
+                 "" if walked is None else f", progress {walked:.2f} m", row["real_minutes"])
         rounds.append(row)
     result = {"task": spec.name, "rounds": rounds, "zero_shot_success": rounds[0]["success_rate"],
               "final_success": rounds[-1]["success_rate"], "real_minutes": rounds[-1]["real_minutes"]}

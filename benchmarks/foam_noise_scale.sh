@@ -1,0 +1,20 @@
+#!/bin/bash
+# Does a stronger sensor-noise augmentation close more of Foam's `real` gap? The shipped model's last step (8,000
+# warm-start steps at sensor_noise_scale=1 from the model before session 9, BASE) repeated at SCALE, then MPPI
+# (λ = 10) in `real` and `sim`, seeds 0-2 of 5 trials × 3 speeds. Records: benchmarks/results/quadruped_sensor_noise.jsonl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BASE=${BASE:-runs/q_pre_sn}  # `git show 96a0b08:checkpoints/quadruped-cpu/{config.json,model.safetensors}`
+SCALE=${SCALE:-2.0}
+OUT=runs/q_sensor_noise_x$SCALE
+simdist pretrain --data runs/quadruped_data_v2 --out "$OUT" --init-from "$BASE" --preset quadruped-cpu --steps 8000 \
+  --model-set sensor_noise_scale="$SCALE" --train-set lr=2e-4 --train-set lr_end=1e-4 --train-set warmup_steps=200 --quiet
+evaluate() {  # domain seed
+  local cmd="simdist evaluate foam --checkpoint $OUT --domain $1 --grid all --trials 5 --mppi quadruped-cpu --prior-weight 10 --seed $2 --json"
+  OMP_NUM_THREADS=1 $cmd --quiet | tail -n 1 | python -c "import json,sys; d=json.load(sys.stdin); d.update(model='sensor_noise_scale=$SCALE', seed=$2, command='$cmd'); print(json.dumps(d))"
+}
+for seed in 0 1 2; do
+  evaluate real "$seed" >> benchmarks/results/quadruped_sensor_noise.jsonl &
+  evaluate sim "$seed" >> benchmarks/results/quadruped_sensor_noise.jsonl &
+  wait
+done
