@@ -1,0 +1,86 @@
+"""docs/img/at_a_glance.png: per task, SimDist's `sim` success, its `real` success zero shot and after adaptation,
+and the best baseline in `real`, each read from the committed records in benchmarks/results/ (none typed in).
+
+    python benchmarks/glance_plot.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results"
+OUT = Path(__file__).parent.parent / "docs" / "img" / "at_a_glance.png"
+
+
+def compare(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text())["methods"]
+
+
+def adapt_mean(pattern: str) -> tuple[float, float]:
+    """Zero-shot and final `real` success, mean over the seeds' `simdist adapt` records."""
+    runs = [json.loads(p.read_text())["rounds"] for p in sorted(RESULTS.glob(pattern))]
+    return float(np.mean([r[0]["success_rate"] for r in runs])), float(np.mean([r[-1]["success_rate"] for r in runs]))
+
+
+def jsonl_mean(name: str, **match) -> float:
+    rows = [json.loads(line) for line in (RESULTS / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if all(r.get(k) == v for k, v in match.items())]
+    if not rows:
+        raise SystemExit(f"no row of {name}.jsonl matches {match}")
+    return float(np.mean([r["success_rate"] for r in rows]))
+
+
+def best_baseline(*records: str, exclude=("simdist",)) -> float:
+    return max(max(m["success_mean"]) for rec in records for k, m in compare(rec).items() if k not in exclude)
+
+
+def rows() -> list[tuple[str, float | None, float, float, float | None]]:
+    """(label, sim, real zero shot, real after adaptation, best baseline in real)."""
+    pend = compare("compare_pendulum_3seeds")["simdist"]["success_mean"]
+    foam = compare("compare_foam_sensor_noise")["simdist"]["success_mean"]
+    slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
+    foam_sim = jsonl_mean("quadruped_sensor_noise", domain="sim", checkpoint="runs/q_sensor_noise")
+    return [
+        ("Pendulum\n(3 seeds)", None, pend[0], pend[-1],
+         best_baseline("compare_pendulum_3seeds", exclude=("simdist", "simdist_bc"))),
+        ("Peg Insertion, Narrow\n(2 seeds, 100 episodes)", jsonl_mean("peg_sim_eval_2seeds", domain="sim"),
+         *adapt_mean("adapt_peg35k_s[01].json"), best_baseline("compare_peg_simdist_bc", "compare_peg_bc_3seeds",
+                                                              "compare_peg_rl", "compare_peg_dp")),
+        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1], best_baseline("compare_foam_v2_bc_3seeds")),
+        ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
+        ("Slippery Slope\n(3 seeds)", None, slope[0], slope[-1],
+         best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
+    ]
+
+
+def main() -> None:
+    data = rows()
+    x = np.arange(len(data))
+    fig, ax = plt.subplots(figsize=(10, 4.2))
+    w = 0.26
+    ax.bar(x - w, [r[2] for r in data], w, label="SimDist, real zero shot", color="#9ecae1")
+    ax.bar(x, [r[3] for r in data], w, label="SimDist, real after adaptation", color="#08519c")
+    ax.bar(x + w, [np.nan if r[4] is None else r[4] for r in data], w, label="best baseline, real", color="#fd8d3c")
+    sims = [(i, r[1]) for i, r in enumerate(data) if r[1] is not None]
+    ax.scatter([i for i, _ in sims], [s for _, s in sims], marker="_", s=900, color="black", zorder=3,
+               label="SimDist, sim (pretrained)")
+    ax.set_xticks(x, [r[0] for r in data], fontsize=8)
+    ax.set_ylabel("success rate")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title("SimDist at CPU scale: where adaptation pays (pendulum) and where it has nothing left to fix")
+    fig.tight_layout()
+    fig.savefig(OUT, dpi=110)
+    for r in data:
+        print(" | ".join([r[0].replace("\n", " ")] + ["–" if v is None else f"{v:.2f}" for v in r[1:]]))
+
+
+if __name__ == "__main__":
+    main()
