@@ -48,7 +48,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
     foam_sim = jsonl_mean("quadruped_sensor_noise", domain="sim", checkpoint="runs/q_sensor_noise")
     return [
-        ("Pendulum\n(3 seeds)", None, pend[0], pend[-1],
+        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_3seeds", domain="sim"), pend[0], pend[-1],
          best_baseline("compare_pendulum_3seeds", exclude=("simdist", "simdist_bc"))),
         ("Peg Insertion, Narrow\n(2 seeds, 100 episodes)", jsonl_mean("peg_sim_eval_2seeds", domain="sim"),
          *adapt_mean("adapt_peg35k_s[01].json"), best_baseline("compare_peg_simdist_bc", "compare_peg_bc_3seeds",
