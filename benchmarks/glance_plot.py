@@ -12,8 +12,8 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 RESULTS = Path(__file__).parent / "results"
 OUT = Path(__file__).parent.parent / "docs" / "img" / "at_a_glance.png"
