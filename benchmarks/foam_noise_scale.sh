@@ -9,12 +9,12 @@ SCALE=${SCALE:-2.0}
 OUT=runs/q_sensor_noise_x$SCALE
 simdist pretrain --data runs/quadruped_data_v2 --out "$OUT" --init-from "$BASE" --preset quadruped-cpu --steps 8000 \
   --model-set sensor_noise_scale="$SCALE" --train-set lr=2e-4 --train-set lr_end=1e-4 --train-set warmup_steps=200 --quiet
-evaluate() {  # domain seed
-  local cmd="simdist evaluate foam --checkpoint $OUT --domain $1 --grid all --trials 5 --mppi quadruped-cpu --prior-weight 10 --seed $2 --json"
-  OMP_NUM_THREADS=1 $cmd --quiet | tail -n 1 | python -c "import json,sys; d=json.load(sys.stdin); d.update(model='sensor_noise_scale=$SCALE', seed=$2, command='$cmd'); print(json.dumps(d))"
-}
+source benchmarks/eval_record.sh
 for seed in 0 1 2; do
-  evaluate real "$seed" >> benchmarks/results/quadruped_sensor_noise.jsonl &
-  evaluate sim "$seed" >> benchmarks/results/quadruped_sensor_noise.jsonl &
+  for domain in real sim; do
+    evaluate_to benchmarks/results/quadruped_sensor_noise.jsonl "{\"model\": \"sensor_noise_scale=$SCALE\", \"seed\": $seed}" \
+      simdist evaluate foam --checkpoint "$OUT" --domain "$domain" --grid all --trials 5 --mppi quadruped-cpu \
+      --prior-weight 10 --seed "$seed" --json &
+  done
   wait
 done
