@@ -398,3 +398,35 @@ def test_finishing_needs_a_foot_on_the_ground_and_the_hold_upright():
         if terminated or truncated:
             break
     assert not any(successes[:hold_steps - 1]) and successes[-1] and not info["fell"]
+
+
+@pytest.mark.parametrize("normalize_obs", [True, False])
+def test_export_reproduces_the_trained_actor_and_critic_without_pickle(tmp_path, normalize_obs):
+    """`--export` writes weights only (safetensors); loaded back they compute what rsl-rl's own modules compute."""
+    pytest.importorskip("rsl_rl")
+    import torch
+
+    from simdist.tasks.quadruped.ppo import PPOSettings
+    from simdist.tasks.quadruped.train_expert import checkpoints, export, make_runner, train
+
+    settings = PPOSettings(num_envs=4, hidden_dims=(32, 32), obs_normalization=normalize_obs)
+    train(tmp_path / "run", 1, 0, settings)
+    written = export(tmp_path / "run", settings, tmp_path / "out")
+    assert sorted(p.name for p in written) == ["critic.safetensors", "policy_0.safetensors"]
+    assert experts.exported_iterations(tmp_path / "out") == [0]
+    runner, _ = make_runner(tmp_path / "reference", settings, 0, num_envs=4)
+    runner.load(str(checkpoints(tmp_path / "run")[0]))
+    x = 3 * torch.randn(64, 433)
+    with torch.no_grad():
+        for name, reference in (("policy_0", runner.alg.get_policy()), ("critic", runner.alg.critic)):
+            ours = experts.load_exported(tmp_path / "out" / f"{name}.safetensors")
+            torch.testing.assert_close(ours(x), reference.as_jit().eval()(x), rtol=0, atol=1e-6)
+
+
+def test_a_file_that_is_not_an_exported_expert_is_refused(tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    save_file({"w": torch.zeros(2)}, str(tmp_path / "policy_0.safetensors"))
+    with pytest.raises(ValueError, match="not an exported quadruped expert"):
+        experts.load_exported(tmp_path / "policy_0.safetensors")

@@ -6,7 +6,7 @@
 Each call resumes from the newest ``model_<it>.pt`` in the run folder and adds ``--iterations`` PPO iterations,
 so a long run is a sequence of short jobs (keep each under ~20 minutes on the shared 2-core box). Checkpoints
 are written every 50 iterations; they are the sub-optimal policies of Alg. 2. ``progress.jsonl`` holds the
-reward curve. ``--export`` writes TorchScript actors for the authors' checkpoint iterations {0, 50, 100, 150,
+reward curve. ``--export`` writes safetensors actors for the authors' checkpoint iterations {0, 50, 100, 150,
 200, 250, 300, 400, 500, 1000, 2000} that exist plus the newest (the expert), and the newest critic, into the
 package's ``checkpoints/`` folder (see experts.py). ``--probe`` runs the newest checkpoint for 10 s on flat ground
 with a 0.5 m/s forward command (16 envs, DR on) and reports survival (a robot that reaches the edge of the
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from simdist.tasks.quadruped.experts import CHECKPOINT_DIR
+from simdist.tasks.quadruped.experts import CHECKPOINT_DIR, load_exported, save_exported
 from simdist.tasks.quadruped.commands import COMMAND_PRESETS
 from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, PPOSettings, QuadrupedVecEnv, ppo_config
 from simdist.tasks.quadruped.terrain import TERRAIN_KINDS
@@ -88,6 +88,24 @@ def train(run: Path, iterations: int, seed: int, requested: PPOSettings) -> None
              iterations, steps, wall, steps / wall)
 
 
+def _export_mlp(model, path: Path) -> None:
+    """rsl-rl's inference module (normaliser → MLP → deterministic output) as weights only (experts.py); the
+    written file must reproduce the module, or the export fails instead of shipping a different expert."""
+    module = model.as_jit().cpu().eval()
+    state, dim = module.state_dict(), module.mlp[0].in_features
+    if "obs_normalizer._mean" in state:
+        eps = module.obs_normalizer.eps
+    else:  # trained without --normalize-obs: an identity normaliser
+        state, eps = {**state, "obs_normalizer._mean": torch.zeros(1, dim), "obs_normalizer._std": torch.ones(1, dim)}, 0.0
+    save_exported(state, eps, "elu", path)
+    x = torch.randn(256, dim, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        if not torch.allclose(load_exported(path)(x), module(x), atol=1e-6, rtol=0):
+            path.unlink()
+            raise NotImplementedError(f"{type(model).__name__} is not an ELU MLP behind an observation normaliser; "
+                                      "experts.ExportedMLP cannot represent it")
+
+
 def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) -> list[Path]:
     found = checkpoints(run)
     if not found:
@@ -100,11 +118,11 @@ def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) ->
     written = []
     for it in keep:
         runner.load(str(found[it]))
-        path = out_dir / f"policy_{it}.pt"
-        torch.jit.script(runner.alg.get_policy().as_jit().cpu()).save(str(path))
+        path = out_dir / f"policy_{it}.safetensors"
+        _export_mlp(runner.alg.get_policy(), path)
         written.append(path)
-    path = out_dir / "critic.pt"
-    torch.jit.script(runner.alg.critic.as_jit().cpu()).save(str(path))  # the newest checkpoint is loaded last
+    path = out_dir / "critic.safetensors"
+    _export_mlp(runner.alg.critic, path)  # the newest checkpoint is loaded last
     written.append(path)
     log.info("exported %s", [p.name for p in written])
     return written
