@@ -203,6 +203,6 @@ def _collect_round(task, env, model, mppi: MPPIConfig, ics: list, data_dir: Path
             write_episodes(data_dir, [ep], name=f"r{j:02d}_e{i:03d}")
             episodes[i], metrics[i] = ep, m
 
-        rollout(task, env, agent, [ics[i] for i in todo], seed=seed + 1000 * j + todo[0], progress=progress,
+        rollout(task, env, agent, [ics[i] for i in todo], seed=(seed, j), first_index=todo[0], progress=progress,
                 on_episode=save, source=f"mppi-round-{j}")
     return episodes, metrics

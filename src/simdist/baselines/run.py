@@ -209,7 +209,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         round_eps, round_metrics = [], []
         for start in range(0, len(round_ics), episodes_per_update):
             chunk = round_ics[start:start + episodes_per_update]
-            res = rollout(task, env, learner.agent(explore=True), chunk, seed=seed + 1000 * j + start,
+            res = rollout(task, env, learner.agent(explore=True), chunk, seed=(seed, j), first_index=start,
                           progress=progress, source=f"{method}-round-{j}")
             write_real_episodes(out / "real_data", task, res.episodes, f"r{j:02d}_e{start:03d}", f"{method} rollouts")
             round_eps += res.episodes

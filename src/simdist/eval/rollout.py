@@ -47,15 +47,25 @@ class RolloutResult:
         return out
 
 
-def rollout(task, env, agent: Agent, initial_conditions: list, seed: int = 0, progress: bool = False,
-            on_episode: Callable[[int, Episode, dict], None] | None = None, source: str = "agent") -> RolloutResult:
-    """One episode per initial condition. `on_episode(i, episode, metrics)` is called as each one ends
-    (the adaptation loop uses it to write real data to disk immediately)."""
+def episode_seed(stream: int | tuple[int, ...], index: int) -> int:
+    """The environment's reset seed for episode `index` of a stream (an evaluation seed, or (seed, round)).
+    Streams are independent: evaluation seeds S and S + 1 share no episode, as they did when this was S + index."""
+    words = (stream,) if isinstance(stream, int) else tuple(stream)
+    # SeedSequence reads its words as one little-endian integer, so trailing zeros vanish: lead with the length.
+    return int(np.random.SeedSequence([len(words), *words, index]).generate_state(1)[0])
+
+
+def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple[int, ...] = 0,
+            progress: bool = False, on_episode: Callable[[int, Episode, dict], None] | None = None,
+            source: str = "agent", first_index: int = 0) -> RolloutResult:
+    """One episode per initial condition; the i-th is episode `first_index + i` of the stream `seed`
+    (`episode_seed`), so a resumed round seeds its episodes as an uninterrupted one would.
+    `on_episode(i, episode, metrics)` is called as each one ends (the adaptation loop writes real data then)."""
     spec = task.spec
     episodes, metrics, plan_ms = [], [], []
     start = time.perf_counter()
     for i, ic in enumerate(tqdm(initial_conditions, disable=not progress, desc=f"{spec.name} rollouts")):
-        obs, info = env.reset(seed=seed + i, options={"initial_condition": ic})
+        obs, info = env.reset(seed=episode_seed(seed, first_index + i), options={"initial_condition": ic})
         agent.reset()
         rec_obs = {g: [] for g in spec.obs_shapes}
         actions, commands, infos = [], [], []
