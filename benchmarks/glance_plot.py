@@ -46,7 +46,8 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     pend = compare("compare_pendulum_3seeds")["simdist"]["success_mean"]
     foam = compare("compare_foam_sensor_noise")["simdist"]["success_mean"]
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
-    foam_sim = jsonl_mean("quadruped_sensor_noise", domain="sim", checkpoint="runs/q_sensor_noise")
+    foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", checkpoint="runs/q_sensor_noise")
+    slope_sim = jsonl_mean("slope_sim_eval_3seeds", domain="sim", checkpoint="runs/q_v2_nohist")
     return [
         ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_3seeds", domain="sim"), pend[0], pend[-1],
          best_baseline("compare_pendulum_3seeds", exclude=("simdist", "simdist_bc"))),
@@ -55,7 +56,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
                                                               "compare_peg_rl", "compare_peg_dp")),
         ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1], best_baseline("compare_foam_v2_bc_3seeds")),
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
-        ("Slippery Slope\n(3 seeds)", None, slope[0], slope[-1],
+        ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
     ]
 
