@@ -41,3 +41,17 @@ def test_report_shows_progress_and_per_grid_results(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "| 1 | 2.0 | 0.50 | 1.70 m |" in md and "0.1: 1.00 / 1.70 m, 0.5: 0.00 / 0.40 m" in md
     assert (tmp_path / "learning_curve.png").stat().st_size > 0
+
+
+def test_report_leaves_out_columns_no_round_fills(tmp_path):
+    """The pendulum reports neither progress nor per-grid results: its table has no empty columns for them."""
+    from simdist.eval.report import write_report
+
+    rounds = [{"round": j, "real_minutes": 1.0 + j, "success_rate": 0.5 * j, "successes_per_minute": 3.0 * j,
+               "successes": [bool(j)], "initial_conditions": [{"angle": 0.5}]} for j in range(2)]
+    summary = {"task": "pendulum", "preset": "cpu", "zero_shot_success": 0.0, "final_success": 0.5,
+               "real_minutes": 2.0, "sim_success": {"default": 0.9}, "sim_dataset": {"episodes": 2}}
+    write_report(tmp_path, summary, {"default": {"rounds": rounds}})
+    md = (tmp_path / "report.md").read_text()
+    assert "| round | real minutes so far | success | successes per robot minute |" in md
+    assert "| 1 | 2.0 | 0.50 | 3.00 |" in md and "progress" not in md and "latent error" not in md

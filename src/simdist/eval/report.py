@@ -137,6 +137,33 @@ def _video_html(videos: list[dict] | None) -> str:
     return f"<div>{''.join(parts)}</div>" if parts else ""
 
 
+def _latent_error_cell(r: dict) -> str:
+    if "latent_error_finetuned" not in r:
+        return ""
+    pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
+    return f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
+
+
+# Columns of the per-round table; a column no round fills (progress on the pendulum, say) is left out.
+ROUND_COLUMNS = (
+    ("round", lambda r: str(r["round"])),
+    ("real minutes so far", lambda r: f"{r['real_minutes']:.1f}"),
+    ("success", lambda r: f"{r['success_rate']:.2f}"),
+    ("progress", lambda r: "" if round_progress(r) is None else f"{round_progress(r):.2f} m"),
+    ("successes per robot minute", lambda r: f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""),
+    ("held-out latent error, mean over k=1..T (pretrained → finetuned)", _latent_error_cell),
+    ("per grid: success / progress",
+     lambda r: ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())),
+)
+
+
+def _rounds_table(rounds: list[dict]) -> list[str]:
+    cells = [[fn(r) for _, fn in ROUND_COLUMNS] for r in rounds]
+    keep = [c for c in range(len(ROUND_COLUMNS)) if c < 3 or any(row[c] for row in cells)]
+    lines = ["| " + " | ".join(ROUND_COLUMNS[c][0] for c in keep) + " |", "|" + "---|" * len(keep)]
+    return lines + ["| " + " | ".join(row[c] for c in keep) + " |" for row in cells]
+
+
 def write_report(out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None,
                  video_seconds: float | None = None) -> Path:
     """``videos``: ``simdist.eval.video.VideoResult`` fields as dicts, one per evaluation stage (None: videos
@@ -152,21 +179,7 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
              f"- success in sim (pretrained model): {summary['sim_success']}",
              f"- simulation dataset: {summary['sim_dataset']}", ""]
     for grid, res in results.items():
-        lines += [f"## Grid `{grid}`", "",
-                  "| round | real minutes so far | success | progress | successes per robot minute | held-out latent "
-                  "error, mean over k=1..T (pretrained → finetuned) | per grid: success / progress |",
-                  "|---|---|---|---|---|---|---|"]
-        for r in res["rounds"]:
-            err = ""
-            if "latent_error_finetuned" in r:
-                pre, ft = r["latent_error_pretrained"], r["latent_error_finetuned"]
-                err = f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
-            throughput = f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""
-            progress = f"{round_progress(r):.2f} m" if round_progress(r) is not None else ""
-            by_grid = ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())
-            lines.append(f"| {r['round']} | {r['real_minutes']:.1f} | {r['success_rate']:.2f} | {progress} | "
-                         f"{throughput} | {err} | {by_grid} |")
-        lines.append("")
+        lines += [f"## Grid `{grid}`", "", *_rounds_table(res["rounds"]), ""]
     lines += [f"![learning curve]({curve})", ""]
     if latent:
         lines += [f"![latent error]({latent})", ""]
