@@ -7,12 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MPPI=${MPPI:-paper-quadruped}
-evaluate() {  # domain seed
-  local cmd="simdist evaluate foam --checkpoint checkpoints/quadruped-cpu --domain $1 --grid all --trials 5 --mppi $MPPI --prior-weight 10 --seed $2 --json"
-  OMP_NUM_THREADS=1 $cmd --quiet | tail -n 1 | python -c "import json,sys; d=json.load(sys.stdin); d.update(mppi='$MPPI', seed=$2, command='$cmd'); print(json.dumps(d))"
-}
+source benchmarks/eval_record.sh
 for seed in 0 1 2; do
-  evaluate sim "$seed" >> benchmarks/results/foam_planner_parity.jsonl &
-  evaluate real "$seed" >> benchmarks/results/foam_planner_parity.jsonl &
+  for domain in sim real; do
+    evaluate_to benchmarks/results/foam_planner_parity.jsonl "{\"mppi\": \"$MPPI\", \"seed\": $seed}" \
+      simdist evaluate foam --checkpoint checkpoints/quadruped-cpu --domain "$domain" --grid all --trials 5 \
+      --mppi "$MPPI" --prior-weight 10 --seed "$seed" --json &
+  done
   wait
 done
