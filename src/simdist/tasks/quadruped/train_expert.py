@@ -96,7 +96,8 @@ def _export_mlp(model, path: Path) -> None:
     if "obs_normalizer._mean" in state:
         eps = module.obs_normalizer.eps
     else:  # trained without --normalize-obs: an identity normaliser
-        state, eps = {**state, "obs_normalizer._mean": torch.zeros(1, dim), "obs_normalizer._std": torch.ones(1, dim)}, 0.0
+        identity = {"obs_normalizer._mean": torch.zeros(1, dim), "obs_normalizer._std": torch.ones(1, dim)}
+        state, eps = {**state, **identity}, 0.0
     save_exported(state, eps, "elu", path)
     x = torch.randn(256, dim, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
