@@ -335,6 +335,17 @@ def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path)
         assert e.command[0, 0] == pytest.approx(0.0, abs=1e-6) and e.command[:, 0].max() > 0.1
     with pytest.raises(ValueError, match="valid scenes"):
         generate_batched(task, tmp_path / "x", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), scene="moon")
+    # The same trials on the held-out robot: the dataset says so, and its observations carry the sensor noise.
+    generate_batched(task, tmp_path / "r", transitions=2 * 1400, num_envs=2, cfg=quiet, policies=[Still()],
+                     critic=ZeroCritic(), scene="course", progress=False, domain="real")
+    info, real = load_episodes(tmp_path / "r")
+    assert info.domain == "real" and real
+    from simdist.tasks.quadruped.batch_env import HEIGHT_NOISE_STD
+
+    clean, noisy = episodes[0].obs["height"][0], real[0].obs["height"][0]  # the first scan, from the same spawn
+    assert 0.5 * HEIGHT_NOISE_STD < (noisy - clean).std() < 2 * HEIGHT_NOISE_STD
+    with pytest.raises(ValueError, match="needs scene 'course'"):
+        generate_batched(task, tmp_path / "y", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), domain="real")
 
 
 def test_training_reward_overrides_reweight_one_term_only():

@@ -92,27 +92,32 @@ class _CourseTrials:
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
                      policies: list | None = None, critic=None, progress: bool = True,
-                     scene: str = "terrain") -> dict:
+                     scene: str = "terrain", domain: str = "sim") -> dict:
     """Generate about ``transitions`` steps (whole episodes; stops early after ``max_seconds``) into ``out``.
 
     ``policies`` (expert first, then the sub-optimal ones) and ``critic`` default to the task's exported ones.
+    ``domain="real"`` (course scene only) runs the same recipe on the task's `real` physics, sensor noise
+    included: privileged data that SimDist itself never gets, for upper-bound diagnostics.
     """
     if scene not in SCENES:
         raise ValueError(f"unknown scene {scene!r}; valid scenes: {list(SCENES)}")
+    if domain == "real" and scene != "course":
+        raise ValueError("domain 'real' needs scene 'course': the training terrain exists only in simulation")
+    physics = task.default_physics(domain)
     cfg = cfg or generation_preset("quadruped")
     spec = task.spec
-    create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
+    create_dataset(out, DatasetInfo(task=spec.name, domain=domain, control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                     command_dim=spec.command_dim, action_low=spec.action_low,
                                     action_high=spec.action_high,
-                                    notes=f"Alg. 2 generation (batched, {scene} scene) {asdict(cfg)}"))
+                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics) {asdict(cfg)}"))
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
     critic = critic or task.critic()
     others = policies[1:]
     rng = np.random.default_rng([seed, 1])
     if scene == "course":
-        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, SIM), SIM, seed=seed, random_commands=False,
+        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, physics), physics, seed=seed, random_commands=False,
                                 auto_reset=False, episode_s=1e6)
         trials = _CourseTrials(task, env, rng)
     else:
@@ -224,6 +229,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stats-out", type=Path, default=None, help="also copy stats.json here")
     parser.add_argument("--scene", default="terrain", choices=SCENES,
                         help="terrain: the paper's training terrains; course: the task's own course, as evaluated")
+    parser.add_argument("--domain", default="sim", choices=("sim", "real"),
+                        help="physics of the course scene; real = the task's held-out robot (privileged diagnostics)")
     parser.add_argument("--expert-only", action="store_true",
                         help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
     args = parser.parse_args(argv)
@@ -231,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     stats = generate_batched(get_task(args.task), args.out, args.transitions, args.envs, args.seed,
                              cfg=expert_only(generation_preset("quadruped")) if args.expert_only else None,
-                             max_seconds=args.max_seconds, scene=args.scene)
+                             max_seconds=args.max_seconds, scene=args.scene, domain=args.domain)
     if args.stats_out:
         args.stats_out.parent.mkdir(parents=True, exist_ok=True)
         args.stats_out.write_text(json.dumps(stats, indent=2))
