@@ -87,6 +87,21 @@ def test_finetune_can_unfreeze_the_value_for_ablations(pretrained, pendulum_data
                  device=torch.device("cpu"), progress=False)
 
 
+def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(pretrained, pendulum_data, tmp_path):
+    from simdist.config import LossConfig
+
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "policy"),
+                         loss=LossConfig(latent=1.0, reward=0.0, value=0.0, bc=1.0))
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
+    before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
+    changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    groups = {g: {name for name, _ in before.parameter_group(g)} for g in ("dynamics", "policy")}
+    assert changed <= groups["dynamics"] | groups["policy"] and all(changed & names for names in groups.values())
+    real = real_like_dataset(pendulum_data, tmp_path / "real")
+    with pytest.raises(ValueError, match=r"\['bc'\] need reward/value/expert labels"):
+        finetune(pretrained, real, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False)
+
+
 def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):
     cfg = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
     full = pretrain(pendulum_data, tmp_path / "full", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)

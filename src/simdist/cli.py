@@ -80,7 +80,7 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import finetune_preset, replace, with_steps
+    from simdist.config import LossConfig, finetune_preset, parse_overrides, replace, with_steps
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
@@ -88,6 +88,8 @@ def cmd_finetune(args) -> dict:
         cfg = with_steps(cfg, args.steps)
     if args.trainable:
         cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
+    if args.loss_set:
+        cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set)))
     if args.sim_replay is not None:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
@@ -262,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu")
     sp.add_argument("--steps", type=int)
     sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
+    sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
+                    help="override an Eq. 2 loss weight (default: latent only), e.g. bc=1 for labelled demonstrations")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
     for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):

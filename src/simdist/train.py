@@ -238,7 +238,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
-    Real data need no reward, value or expert labels. When "value" is trainable (the Fig. 10 ablation), the
+    Real data need no reward, value or expert labels (``cfg.loss`` weights other terms only for data that have
+    them, e.g. demonstrations for the BC head). When "value" is trainable (the Fig. 10 ablation), the
     value head is trained on a TD target bootstrapped from a frozen copy of itself (model/value_td.py).
     """
     device = device or default_device()
@@ -248,6 +249,10 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
+    labelled_terms = [k for k in ("reward", "value", "bc") if getattr(cfg.loss, k) > 0]
+    if labelled_terms and not data.labelled_steps.any():
+        raise ValueError(f"loss terms {labelled_terms} need reward/value/expert labels, and {data_dir} has none "
+                         "(real robot logs have none; only privileged or demonstration data do)")
     replay = None
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:

@@ -1,0 +1,50 @@
+#!/bin/bash
+# What would Alg. 1 need on Slippery Slope? An upper-bound diagnostic with data SimDist never gets: Alg. 2 episodes
+# (privileged expert and sub-optimal checkpoints, noise windows) run on the `real` robot (μ = 0.15 panels, sensor
+# noise), about 24 robot minutes with true dense rewards and expert-critic values. The pretrained model
+# (runs/q_v2_nohist, the Slippery Slope records' model) is finetuned on it, dynamics only as SimDist does (dyn*), the
+# dynamics with the BC head (dynbc*, its Eq. 2 term on the expert's real actions) or with the reward and value heads
+# (dynrv*, on the true real rewards and expert-critic values), or trained whole on it with the full Eq. 2 loss
+# (all*: the encoder learns the real robot too), and evaluated in `real`.
+# Records: benchmarks/results/slope_upper_bound.jsonl. One core; VARIANTS, SEEDS and PRIORS select.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
+CKPT=${CKPT:-runs/q_v2_nohist}
+REAL=${REAL:-runs/slope_real_alg2_30min}
+SIM=${SIM:-runs/slope_course_data}  # replay (half of each batch), the Slippery Slope part of quadruped_data_v2
+SEEDS=${SEEDS:-"0 1 2"}
+PRIORS=${PRIORS:-"10"}
+VARIANTS=${VARIANTS:-"pretrained dyn3k dyn30k dynbc6k dynrv6k all6k"}
+RECORD=benchmarks/results/slope_upper_bound.jsonl
+[ -d "$REAL" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched --task slippery-slope \
+  --scene course --domain real --envs 64 --transitions 90000 --seed 10 --out "$REAL"
+finetune() {  # name steps [finetune options]
+  local out=runs/slope_ub_$1 steps=$2
+  shift 2
+  [ -f "$out/model.safetensors" ] && return
+  OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$REAL" --out "$out" --preset quadruped-cpu \
+    --steps "$steps" --sim-data "$SIM" --quiet "$@"
+}
+for v in $VARIANTS; do
+  case $v in
+    pretrained) model=$CKPT ;;
+    dyn3k) finetune dyn3k 3000; model=runs/slope_ub_dyn3k ;;
+    dyn30k) finetune dyn30k 30000; model=runs/slope_ub_dyn30k ;;
+    dynbc6k) finetune dynbc6k 6000 --trainable dynamics,policy --loss-set bc=4; model=runs/slope_ub_dynbc6k ;;
+    dynrv6k) finetune dynrv6k 6000 --trainable dynamics,reward,value --loss-set reward=1 --loss-set value=1
+      model=runs/slope_ub_dynrv6k ;;
+    all6k) model=runs/slope_ub_all6k
+      [ -f "$model/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$REAL" --out "$model" \
+        --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --train-set lr=2e-4 --train-set lr_end=1e-4 \
+        --train-set warmup_steps=200 --quiet ;;
+    *) echo "unknown variant $v" >&2; exit 2 ;;
+  esac
+  for prior in $PRIORS; do
+    for seed in $SEEDS; do
+      evaluate_to "$RECORD" "{\"variant\": \"$v\", \"prior_weight\": $prior, \"seed\": $seed}" \
+        simdist evaluate slippery-slope --checkpoint "$model" --domain real --grid all --trials 5 \
+        --mppi quadruped-cpu --prior-weight "$prior" --seed "$seed" --json
+    done
+  done
+done
