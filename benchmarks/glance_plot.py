@@ -46,7 +46,7 @@ def best_baseline(*records: str, exclude=("simdist",)) -> float:
 def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     """(label, sim, real zero shot, real after adaptation, best baseline in real)."""
     pend = compare("compare_pendulum_3seeds")["simdist"]["success_mean"]
-    foam = compare("compare_foam_sensor_noise")["simdist"]["success_mean"]
+    foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # session 11, one command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
     # the shipped model, recorded as runs/q_sensor_noise (seed 0) and, once copied, checkpoints/quadruped-cpu
     foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", physics_file=None,
@@ -58,7 +58,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Peg Insertion, Narrow\n(2 seeds, 100 episodes)", jsonl_mean("peg_sim_eval_2seeds", domain="sim"),
          *adapt_mean("adapt_peg35k_s[01].json"), best_baseline("compare_peg_simdist_bc", "compare_peg_bc_3seeds",
                                                               "compare_peg_rl", "compare_peg_dp")),
-        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1], best_baseline("compare_foam_v2_bc_3seeds")),
+        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1], best_baseline("compare_foam_shipped_indep_seeds")),
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
