@@ -344,6 +344,9 @@ def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path)
 
     clean, noisy = episodes[0].obs["height"][0], real[0].obs["height"][0]  # the first scan, from the same spawn
     assert 0.5 * HEIGHT_NOISE_STD < (noisy - clean).std() < 2 * HEIGHT_NOISE_STD
+    generate_batched(task, tmp_path / "low", transitions=2 * 150, num_envs=2, cfg=quiet, policies=[Still()],
+                     critic=ZeroCritic(), progress=False, physics={"foot_friction_range": [0.15, 0.15]})
+    assert "'foot_friction_range': (0.15, 0.15)" in load_episodes(tmp_path / "low")[0].notes
     with pytest.raises(ValueError, match="needs scene 'course'"):
         generate_batched(task, tmp_path / "y", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), domain="real")
 

@@ -37,7 +37,7 @@ from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
 from simdist.tasks.quadruped.course_env import time_limit_s
-from simdist.tasks.quadruped.physics import SIM
+from simdist.tasks.base import apply_physics_overrides
 from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
 
 SCENES = ("terrain", "course")
@@ -92,25 +92,27 @@ class _CourseTrials:
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
                      policies: list | None = None, critic=None, progress: bool = True,
-                     scene: str = "terrain", domain: str = "sim") -> dict:
+                     scene: str = "terrain", domain: str = "sim", physics: dict | str | None = None) -> dict:
     """Generate about ``transitions`` steps (whole episodes; stops early after ``max_seconds``) into ``out``.
 
     ``policies`` (expert first, then the sub-optimal ones) and ``critic`` default to the task's exported ones.
     ``domain="real"`` (course scene only) runs the same recipe on the task's `real` physics, sensor noise
-    included: privileged data that SimDist itself never gets, for upper-bound diagnostics.
+    included: privileged data that SimDist itself never gets, for upper-bound diagnostics. ``physics`` overrides
+    fields of the domain's physics (dict or JSON/YAML file), e.g. a lower foot-friction range.
     """
     if scene not in SCENES:
         raise ValueError(f"unknown scene {scene!r}; valid scenes: {list(SCENES)}")
     if domain == "real" and scene != "course":
         raise ValueError("domain 'real' needs scene 'course': the training terrain exists only in simulation")
-    physics = task.default_physics(domain)
+    physics = apply_physics_overrides(task.default_physics(domain), physics)
     cfg = cfg or generation_preset("quadruped")
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain=domain, control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                     command_dim=spec.command_dim, action_low=spec.action_low,
                                     action_high=spec.action_high,
-                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics) {asdict(cfg)}"))
+                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics {asdict(physics)}) "
+                                          f"{asdict(cfg)}"))
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
     critic = critic or task.critic()
@@ -121,7 +123,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
                                 auto_reset=False, episode_s=1e6)
         trials = _CourseTrials(task, env, rng)
     else:
-        env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), SIM, seed=seed,
+        env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), physics, seed=seed,
                                 random_commands=True, auto_reset=False, episode_s=EPISODE_S)
         trials = None
     low, high = np.array(spec.action_low), np.array(spec.action_high)
@@ -231,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="terrain: the paper's training terrains; course: the task's own course, as evaluated")
     parser.add_argument("--domain", default="sim", choices=("sim", "real"),
                         help="physics of the course scene; real = the task's held-out robot (privileged diagnostics)")
+    parser.add_argument("--physics", help="JSON/YAML override of the domain's physics, e.g. a foot_friction_range")
     parser.add_argument("--expert-only", action="store_true",
                         help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
     args = parser.parse_args(argv)
@@ -238,7 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     stats = generate_batched(get_task(args.task), args.out, args.transitions, args.envs, args.seed,
                              cfg=expert_only(generation_preset("quadruped")) if args.expert_only else None,
-                             max_seconds=args.max_seconds, scene=args.scene, domain=args.domain)
+                             max_seconds=args.max_seconds, scene=args.scene, domain=args.domain,
+                             physics=args.physics)
     if args.stats_out:
         args.stats_out.parent.mkdir(parents=True, exist_ok=True)
         args.stats_out.write_text(json.dumps(stats, indent=2))
