@@ -1,0 +1,34 @@
+#!/bin/bash
+# Session 11 found that the Slippery Slope model cannot walk on μ ≈ 0.2 even in `sim` (the bottom of its foot-friction
+# randomisation, 0.2–1.2). This adds Alg. 2 course data with foot friction 0.15–0.4
+# (benchmarks/physics/sim_low_foot_friction.json) to quadruped_data_v2, continues pretraining runs/q_v2_nohist on the
+# merge, and evaluates in `sim` at the friction floor and in `real` at panel μ 0.15 / 0.19.
+# Records: benchmarks/results/slope_low_friction.jsonl. One core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
+R=${R:-runs}
+STEPS=${STEPS:-6000}
+SEEDS=${SEEDS:-"0"}
+RECORD=benchmarks/results/slope_low_friction.jsonl
+OUT=$R/q_lowfric
+[ -d "$R/slope_lowfric_data" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched \
+  --task slippery-slope --scene course --physics benchmarks/physics/sim_low_foot_friction.json --envs 64 \
+  --transitions 600000 --seed 20 --out "$R/slope_lowfric_data"
+[ -d "$R/quadruped_data_v3" ] || simdist merge "$R/quadruped_data_v2" "$R/slope_lowfric_data" --out "$R/quadruped_data_v3"
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$R/quadruped_data_v3" --out "$OUT" \
+  --init-from "$R/q_v2_nohist" --preset quadruped-cpu --steps "$STEPS" --train-set lr=2e-4 --train-set lr_end=1e-4 \
+  --train-set warmup_steps=200 --quiet
+for seed in $SEEDS; do
+  for model in "$OUT" "$R/q_v2_nohist"; do
+    evaluate_to "$RECORD" "{\"domain\": \"sim\", \"foot_friction\": 0.2, \"seed\": $seed}" \
+      simdist evaluate slippery-slope --checkpoint "$model" --domain sim --grid all --trials 5 --mppi quadruped-cpu \
+      --prior-weight 10 --physics benchmarks/physics/slope_sim_foot_mu0.2.json --seed "$seed" --json
+    [ "$model" = "$OUT" ] || continue  # the pretrained model's `real` rows are in slope_friction_sweep.jsonl
+    for mu in 0.19 0.15; do
+      evaluate_to "$RECORD" "{\"domain\": \"real\", \"panel_friction\": $mu, \"seed\": $seed}" \
+        simdist evaluate slippery-slope --checkpoint "$model" --domain real --grid all --trials 5 --mppi quadruped-cpu \
+        --prior-weight 10 --physics benchmarks/physics/slope_real_mu$mu.json --seed "$seed" --json
+    done
+  done
+done
