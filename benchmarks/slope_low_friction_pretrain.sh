@@ -2,7 +2,9 @@
 # Session 11 found that the Slippery Slope model cannot walk on μ ≈ 0.2 even in `sim` (the bottom of its foot-friction
 # randomisation, 0.2–1.2). This adds Alg. 2 course data with foot friction 0.15–0.4
 # (benchmarks/physics/sim_low_foot_friction.json) to quadruped_data_v2, continues pretraining runs/q_v2_nohist on the
-# merge, and evaluates in `sim` at the friction floor and in `real` at panel μ 0.15 / 0.19.
+# merge, and evaluates in `sim` (randomised, and at the friction floor) and in `real` at panel μ 0.15 / 0.19. Then
+# Alg. 1 on the new model at μ = 0.19: `simdist adapt slippery-slope --checkpoint runs/q_lowfric --physics
+# benchmarks/physics/slope_real_mu0.19.json --sim-data runs/quadruped_data_v3 …` (docs/results.md, session 11).
 # Records: benchmarks/results/slope_low_friction.jsonl. One core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,9 @@ for seed in $SEEDS; do
       simdist evaluate slippery-slope --checkpoint "$model" --domain sim --grid all --trials 5 --mppi quadruped-cpu \
       --prior-weight 10 --physics benchmarks/physics/slope_sim_foot_mu0.2.json --seed "$seed" --json
     [ "$model" = "$OUT" ] || continue  # the pretrained model's `real` rows are in slope_friction_sweep.jsonl
+    evaluate_to "$RECORD" "{\"domain\": \"sim\", \"seed\": $seed}" \
+      simdist evaluate slippery-slope --checkpoint "$model" --domain sim --grid all --trials 5 --mppi quadruped-cpu \
+      --prior-weight 10 --seed "$seed" --json
     for mu in 0.19 0.15; do
       evaluate_to "$RECORD" "{\"domain\": \"real\", \"panel_friction\": $mu, \"seed\": $seed}" \
         simdist evaluate slippery-slope --checkpoint "$model" --domain real --grid all --trials 5 --mppi quadruped-cpu \
