@@ -189,3 +189,26 @@ def test_every_mppi_preset_is_valid_and_manipulation_prior_is_the_paper_sampler_
     assert held["prior_weight"] > 0 == paper["prior_weight"]
     with pytest.raises(KeyError, match="manipulation-prior"):
         mppi_preset("nope")  # the error lists the valid presets
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_compiled_self_attention_unrolls_and_matches_eager(monkeypatch, causal):
+    """Under torch.compile on CPU (no grad) small-head self-attention takes the samples-last unrolled form
+    (`SelfAttention._samples_last`), with the eager result; with gradients it keeps the matmul form."""
+    from simdist.model import layers
+
+    traced = []
+    original = layers.SelfAttention._samples_last
+    monkeypatch.setattr(layers.SelfAttention, "_samples_last", lambda self, x: traced.append(1) or original(self, x))
+    torch.manual_seed(0)
+    attn = layers.SelfAttention(32, 4, 0.0, causal=causal).eval()
+    x = torch.randn(6, 7, 32)
+    with torch.no_grad():
+        expected = attn(x)
+        got = torch.compile(attn, dynamic=False)(x)
+    assert traced, "the compiled path did not take the unrolled form"
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    traced.clear()
+    torch._dynamo.reset()
+    torch.compile(attn, dynamic=False)(x).sum().backward()  # training: no unrolled form
+    assert not traced and attn.qkv.weight.grad is not None

@@ -76,12 +76,49 @@ class SelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
         """With `last_only`, only the last token queries (the rest still serve as keys and values)."""
+        if _unrolled_ok(x, self.heads, self.training and self.dropout > 0) and not last_only:
+            return self._samples_last(x)
         q, k, v = (_split_heads(t, self.heads) for t in self.qkv(x).chunk(3, dim=-1))
         if last_only:
             q = q[:, :, -1:]
         p = self.dropout if self.training else 0.0
         y = attention(q, k, v, p, self.causal and not last_only)
         return self.out(_merge_heads(y))
+
+    def _samples_last(self, x: torch.Tensor) -> torch.Tensor:
+        """The same attention for torch.compile on CPU, with the B samples as the last axis and the head-dim and
+        key sums unrolled: inductor turns it into a few loops vectorised over B instead of B·H tiny matmuls
+        (head dim 8, 25 tokens: 0.5 ms per bmm call at one thread; docs/benchmarks.md)."""
+        b, n, d = x.shape
+        h = self.heads
+        dh = d // h
+        qkv = torch.addmm(self.qkv.bias[:, None], self.qkv.weight, x.permute(2, 1, 0).reshape(d, n * b))
+        q, k, v = qkv.view(3, h, dh, n, b).unbind(0)
+        scores = torch.zeros(n, n, dtype=x.dtype, device=x.device)
+        if self.causal:
+            scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
+        scores = scores[None, :, :, None]
+        q = q * dh**-0.5
+        for i in range(dh):  # (H, queries, keys, B)
+            scores = scores + q[:, i, :, None] * k[:, i, None]
+        e = (scores - scores.amax(2, keepdim=True)).exp()
+        y = e[:, None, :, 0] * v[:, :, 0, None]
+        for j in range(1, n):  # (H, dh, queries, B)
+            y = y + e[:, None, :, j] * v[:, :, j, None]
+        y = y / e.sum(2)[:, None]
+        out = torch.addmm(self.out.bias, y.reshape(d, n * b).t(), self.out.weight.t())
+        return out.view(n, b, d).transpose(0, 1)
+
+
+# Head dimension and sequence length up to which compiled CPU self-attention is unrolled (`_samples_last`).
+UNROLL_MAX_HEAD_DIM = 16
+UNROLL_MAX_TOKENS = 32
+
+
+def _unrolled_ok(x: torch.Tensor, heads: int, dropout: bool) -> bool:
+    return (torch.compiler.is_compiling() and not torch.is_grad_enabled() and not x.is_cuda and not dropout
+            and x.shape[0] > 1
+            and x.shape[-1] // heads <= UNROLL_MAX_HEAD_DIM and x.shape[1] <= UNROLL_MAX_TOKENS)
 
 
 class CrossAttention(nn.Module):
