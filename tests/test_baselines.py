@@ -395,3 +395,25 @@ def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, 
     (aside,) = tmp_path.glob("real_data.interrupted-*")
     assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
     assert result["rounds"][0]["episodes"] == 2
+
+
+def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(pendulum_data, tmp_path,
+                                                                                 monkeypatch):
+    """`simdist compare --physics FILE`: the baseline's real episodes run on the overridden robot, and a folder
+    run on one robot is not resumed on another."""
+    from simdist.baselines import run as baseline_run
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    made = []
+    real_env = task.make_env
+    monkeypatch.setattr(task, "make_env", lambda *a, **k: made.append(real_env(*a, **k)) or made[-1])
+    (tmp_path / "heavy.json").write_text(json.dumps({"mass": 1.7}))
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
+                  overrides=SMALL)
+    result = baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", physics=tmp_path / "heavy.json",
+                                       **kwargs)
+    assert made and all(env.physics.mass == 1.7 for env in made)
+    assert result["physics"] == str(tmp_path / "heavy.json")
+    with pytest.raises(ValueError, match="other settings .*physics"):
+        baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", **kwargs)

@@ -40,6 +40,12 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
                  "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),
                  "--json", "--quiet"]) == 2
     assert "mppi.prior_weight" in caplog.text and "other settings" in caplog.text
+    # … and so would resuming on another robot (a physics override)
+    (tmp_path / "heavy.json").write_text(json.dumps({"mass": 1.7}))
+    assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
+                 "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),
+                 "--prior-weight", "0.5", "--physics", str(tmp_path / "heavy.json"), "--json", "--quiet"]) == 2
+    assert "physics" in caplog.text.split("other settings")[-1]
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 

@@ -138,6 +138,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                                          command_dim=spec.command_dim, action_low=spec.action_low,
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
     settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
+    if physics is not None:  # a resumed run must face the same robot
+        settings["physics"] = physics if isinstance(physics, dict) else str(physics)
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)

@@ -35,15 +35,16 @@ def teleoperator(task):
 
 
 def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None = None,
-                           max_attempts: int | None = None) -> list[Episode]:
+                           max_attempts: int | None = None, physics=None) -> list[Episode]:
     """`n` successful teleoperated demonstrations in the real domain (failed attempts are discarded, as a human
-    operator would; at most `max_attempts`, default 5n, after which fewer are returned with a warning)."""
+    operator would; at most `max_attempts`, default 5n, after which fewer are returned with a warning). `physics`
+    overrides the real domain's physics, as for the runs the demonstrations serve."""
     if n <= 0:
         return []
     from simdist.adapt import round_initial_conditions
 
     max_attempts = max_attempts or 5 * n
-    env = task.make_env("real", seed=seed + DEMO_SEED_OFFSET)
+    env = task.make_env("real", physics, seed=seed + DEMO_SEED_OFFSET)
     agent = PrivilegedAgent(teleoperator(task), env, seed=seed)
     kept, attempts, batch, need = [], 0, 0, None
     while len(kept) < n and attempts < max_attempts:

@@ -107,13 +107,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
                  overrides: dict[str, Any] | None = None, progress: bool = False,
                  prior_weight: float | None = None, mppi: str | None = None,
-                 finetune_steps: int | None = None) -> dict:
+                 finetune_steps: int | None = None, physics: str | Path | dict | None = None) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
     `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
     `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ, and
-    `finetune_steps` overrides their finetune preset's steps.
+    `finetune_steps` overrides their finetune preset's steps. `physics` overrides the real domain's physics (a
+    file or a dict, as `simdist evaluate --physics`) for every episode of the run, demonstrations included.
     """
     from simdist.tasks import get_task
 
@@ -129,7 +130,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
-                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps}
+                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps,
+                "physics": physics if physics is None or isinstance(physics, dict) else str(physics)}
     # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
     # no world model); only the world-model methods plan (prior weight).
     if method in OFFLINE_METHODS:
@@ -150,7 +152,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
     setting, gamma = _setting(task), task.spec.gamma
     n_demos = demos if demos is not None else _default_demos(method, setting)
-    demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos")
+    demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
     rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
     meta = {**settings, "setting": setting, "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period)}
 
@@ -170,9 +172,11 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         if finetune_steps:
             ft = with_steps(ft, finetune_steps)
         if method == "simdist":
-            adapted = adapt(task, checkpoint, out, cfg, planner, ft, progress=progress, sim_data=sim_data_dir)
+            adapted = adapt(task, checkpoint, out, cfg, planner, ft, physics=physics, progress=progress,
+                            sim_data=sim_data_dir)
         else:
-            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, ft, progress, sim_data=sim_data_dir)
+            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, ft, progress, sim_data=sim_data_dir,
+                                     physics=physics)
         result = {**meta, **adapted, "method": method}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
@@ -180,7 +184,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
 
     from simdist.adapt import round_initial_conditions
 
-    env = task.make_env("real", seed=seed)
+    env = task.make_env("real", physics, seed=seed)
     ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
     sim_stats = observation_stats(sim_eps)
 
@@ -330,7 +334,7 @@ def cmd_compare(args) -> dict:
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
                              prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
-                             overrides=_baseline_overrides(args.baseline_set))
+                             overrides=_baseline_overrides(args.baseline_set), physics=args.physics)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -389,6 +393,7 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
     sp.add_argument("--baseline-set", action="append", metavar="FIELD=VALUE",
                     help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
+    sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics, for every method's episodes")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp

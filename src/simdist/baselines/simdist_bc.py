@@ -39,7 +39,7 @@ def as_labelled_demo(episode: Episode) -> Episode:
 
 def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Episode], cfg: AdaptConfig,
                    mppi: MPPIConfig, ft: FinetuneConfig, progress: bool = False,
-                   sim_data: str | Path | None = None) -> dict:
+                   sim_data: str | Path | None = None, physics=None) -> dict:
     """Alg. 1 with the policy head finetuned too. `sim_data` is needed when `ft` replays simulation windows
     (their expert actions then enter the BC term beside the demonstrations, keeping the head near its pretraining)."""
     out = Path(out)
@@ -56,6 +56,7 @@ def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Ep
             write_episodes(data_dir, [as_labelled_demo(demo)], name=name)
     if cfg.rounds == 0:
         log.warning("SimDist+BC with 0 rounds never finetunes: it equals SimDist zero-shot")
-    result = adapt(task, checkpoint, out, cfg, mppi, finetune_config(ft), progress=progress, sim_data=sim_data)
+    result = adapt(task, checkpoint, out, cfg, mppi, finetune_config(ft), physics=physics, progress=progress,
+                   sim_data=sim_data)
     result["method"] = METHOD
     return result
