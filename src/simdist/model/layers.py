@@ -2,7 +2,9 @@
 
 Cross-attention supports a *shared* context: when the context batch is 1 and the query batch is N (the
 planner scoring N candidate action sequences from one robot state), the N·T queries attend to the one
-context in a single call and its keys/values are projected once per plan (`CrossAttention.cache`).
+context in a single call and its keys/values are projected once per plan (`CrossAttention.cache`). Inside the
+planner's compiled graph on CPU, small-head self-attention runs unrolled with the samples last
+(`SelfAttention._samples_last`).
 """
 
 from __future__ import annotations
