@@ -47,6 +47,17 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
                  "--prior-weight", "0.5", "--physics", str(tmp_path / "heavy.json"), "--json", "--quiet"]) == 2
     assert "physics" in caplog.text.split("other settings")[-1]
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
+    # a run written before physics was recorded resumes on the robot it is given, with a warning
+    config_path = tmp_path / "adapt" / "adapt_config.json"
+    config = json.loads(config_path.read_text())
+    assert config.pop("physics") is None
+    config_path.write_text(json.dumps(config))
+    assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
+                 "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),
+                 "--prior-weight", "0.5", "--physics", str(tmp_path / "heavy.json"), "--json", "--quiet"]) == 0
+    assert "predates recording physics" in caplog.text
+    assert json.loads(config_path.read_text())["physics"] == str(tmp_path / "heavy.json")
+    assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 
 

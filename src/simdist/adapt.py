@@ -56,9 +56,12 @@ def initial_condition_to_json(ic):
     return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
 
 
-def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...] = ()) -> None:
+def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...] = (),
+                          recorded_since: tuple[str, ...] = ()) -> None:
     """A rerun into an existing folder resumes only the same experiment (its real episodes were collected under
-    those settings); anything but `may_change` (section.field) differing is refused, naming it."""
+    those settings); anything but `may_change` (section.field) differing is refused, naming it. A setting in
+    `recorded_since` that the file does not hold at all (written before it was recorded) is taken on trust, with
+    a warning."""
     if not path.exists():
         return
 
@@ -70,6 +73,11 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
 
     a, b = flat(json.loads(path.read_text())), flat(json.loads(json.dumps(settings)))
     differ = sorted(k for k in set(a) | set(b) if k not in may_change and json.dumps(a.get(k)) != json.dumps(b.get(k)))
+    unrecorded = [k for k in differ if k.split(".")[0] in recorded_since and not any(
+        key == k.split(".")[0] or key.startswith(k.split(".")[0] + ".") for key in a)]
+    for k in unrecorded:
+        log.warning("%s predates recording %s; resuming on the assumption that it was %s", path, k, b.get(k))
+    differ = [k for k in differ if k not in unrecorded]
     if differ:
         raise ValueError(f"{path.parent} holds a run with other settings ({', '.join(differ)}); rerun with the same "
                          "settings to resume it, or choose another --out")
@@ -138,9 +146,10 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                                          command_dim=spec.command_dim, action_low=spec.action_low,
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
     settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
-    if physics is not None:  # a resumed run must face the same robot
-        settings["physics"] = physics if isinstance(physics, dict) else str(physics)
-    refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",))
+    # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
+    settings["physics"] = physics if physics is None or isinstance(physics, dict) else str(physics)
+    refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
+                          recorded_since=("physics",))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
