@@ -56,6 +56,11 @@ def initial_condition_to_json(ic):
     return float(ic) if isinstance(ic, (int, float, np.number)) else str(ic)
 
 
+def physics_setting(physics) -> str | dict | None:
+    """How a physics override (file path or dict) is recorded in a run's settings."""
+    return physics if physics is None or isinstance(physics, dict) else str(physics)
+
+
 def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...] = (),
                           recorded_since: tuple[str, ...] = ()) -> None:
     """A rerun into an existing folder resumes only the same experiment (its real episodes were collected under
@@ -147,7 +152,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
     settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
     # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
-    settings["physics"] = physics if physics is None or isinstance(physics, dict) else str(physics)
+    settings["physics"] = physics_setting(physics)
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics",))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))

@@ -116,6 +116,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     `finetune_steps` overrides their finetune preset's steps. `physics` overrides the real domain's physics (a
     file or a dict, as `simdist evaluate --physics`) for every episode of the run, demonstrations included.
     """
+    from simdist.adapt import physics_setting, round_initial_conditions
     from simdist.tasks import get_task
 
     if method not in METHODS:
@@ -131,7 +132,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
                 "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps,
-                "physics": physics if physics is None or isinstance(physics, dict) else str(physics)}
+                "physics": physics_setting(physics)}
     # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
     # no world model); only the world-model methods plan (prior weight).
     if method in OFFLINE_METHODS:
@@ -181,9 +182,6 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
     _, sim_eps = load_episodes(sim_data_dir)
-
-    from simdist.adapt import round_initial_conditions
-
     env = task.make_env("real", physics, seed=seed)
     ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
     sim_stats = observation_stats(sim_eps)

@@ -78,7 +78,7 @@ class SelfAttention(nn.Module):
 
     def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
         """With `last_only`, only the last token queries (the rest still serve as keys and values)."""
-        if _unrolled_ok(x, self.heads, self.training and self.dropout > 0) and not last_only:
+        if not last_only and _unrolled_ok(x, self.heads, self.training and self.dropout > 0):
             return self._samples_last(x)
         q, k, v = (_split_heads(t, self.heads) for t in self.qkv(x).chunk(3, dim=-1))
         if last_only:
@@ -96,10 +96,8 @@ class SelfAttention(nn.Module):
         dh = d // h
         qkv = torch.addmm(self.qkv.bias[:, None], self.qkv.weight, x.permute(2, 1, 0).reshape(d, n * b))
         q, k, v = qkv.view(3, h, dh, n, b).unbind(0)
-        scores = torch.zeros(n, n, dtype=x.dtype, device=x.device)
-        if self.causal:
-            scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
-        scores = scores[None, :, :, None]
+        scores = torch.full((n, n), float("-inf") if self.causal else 0.0, dtype=x.dtype, device=x.device).triu(1)
+        scores = scores[None, :, :, None]  # causal mask (or zeros), broadcast over heads and samples
         q = q * dh**-0.5
         for i in range(dh):  # (H, queries, keys, B)
             scores = scores + q[:, i, :, None] * k[:, i, None]

@@ -111,8 +111,8 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                     command_dim=spec.command_dim, action_low=spec.action_low,
                                     action_high=spec.action_high,
-                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics {asdict(physics)}) "
-                                          f"{asdict(cfg)}"))
+                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics "
+                                          f"{asdict(physics)}) {asdict(cfg)}"))
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
     critic = critic or task.critic()
