@@ -7,6 +7,9 @@
 # (dynrv*, on the true real rewards and expert-critic values), or trained whole on it with the full Eq. 2 loss
 # (all*: the encoder learns the real robot too), and evaluated in `real`.
 # Records: benchmarks/results/slope_upper_bound.jsonl. One core; VARIANTS, SEEDS and PRIORS select.
+# Session 13 asks the same at panel μ = 0.19 of the low-friction model, where it starts at 0.58:
+#   CKPT=runs/q_lowfric SIM=runs/quadruped_data_v3 PHYSICS=benchmarks/physics/slope_real_mu0.19.json \
+#   REAL=runs/slope_real_mu019_alg2 NAME=slope_ub_mu019 bash benchmarks/slope_upper_bound.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -16,11 +19,15 @@ SIM=${SIM:-runs/slope_course_data}  # replay (half of each batch), the Slippery 
 SEEDS=${SEEDS:-"0 1 2"}
 PRIORS=${PRIORS:-"10"}
 VARIANTS=${VARIANTS:-"pretrained dyn3k dyn30k dynbc6k dynrv6k all6k"}
+NAME=${NAME:-slope_ub}  # models go to runs/${NAME}_VARIANT
+PHYSICS=${PHYSICS:-}  # a `real` physics override (data and evaluation), e.g. another panel friction
+physics=()
+[ -z "$PHYSICS" ] || physics=(--physics "$PHYSICS")
 RECORD=benchmarks/results/slope_upper_bound.jsonl
 [ -d "$REAL" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched --task slippery-slope \
-  --scene course --domain real --envs 64 --transitions 90000 --seed 10 --out "$REAL"
+  --scene course --domain real --envs 64 --transitions 90000 --seed 10 --out "$REAL" "${physics[@]}"
 finetune() {  # name steps [finetune options]
-  local out=runs/slope_ub_$1 steps=$2
+  local out=runs/${NAME}_$1 steps=$2
   shift 2
   [ -f "$out/model.safetensors" ] && return
   OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$REAL" --out "$out" --preset quadruped-cpu \
@@ -29,12 +36,12 @@ finetune() {  # name steps [finetune options]
 for v in $VARIANTS; do
   case $v in
     pretrained) model=$CKPT ;;
-    dyn3k) finetune dyn3k 3000; model=runs/slope_ub_dyn3k ;;
-    dyn30k) finetune dyn30k 30000; model=runs/slope_ub_dyn30k ;;
-    dynbc6k) finetune dynbc6k 6000 --trainable dynamics,policy --loss-set bc=4; model=runs/slope_ub_dynbc6k ;;
+    dyn3k) finetune dyn3k 3000; model=runs/${NAME}_dyn3k ;;
+    dyn30k) finetune dyn30k 30000; model=runs/${NAME}_dyn30k ;;
+    dynbc6k) finetune dynbc6k 6000 --trainable dynamics,policy --loss-set bc=4; model=runs/${NAME}_dynbc6k ;;
     dynrv6k) finetune dynrv6k 6000 --trainable dynamics,reward,value --loss-set reward=1 --loss-set value=1
-      model=runs/slope_ub_dynrv6k ;;
-    all6k) model=runs/slope_ub_all6k
+      model=runs/${NAME}_dynrv6k ;;
+    all6k) model=runs/${NAME}_all6k
       [ -f "$model/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$REAL" --out "$model" \
         --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --train-set lr=2e-4 --train-set lr_end=1e-4 \
         --train-set warmup_steps=200 --quiet ;;
@@ -42,9 +49,9 @@ for v in $VARIANTS; do
   esac
   for prior in $PRIORS; do
     for seed in $SEEDS; do
-      evaluate_to "$RECORD" "{\"variant\": \"$v\", \"prior_weight\": $prior, \"seed\": $seed}" \
+      evaluate_to "$RECORD" "{\"variant\": \"$v\", \"prior_weight\": $prior, \"seed\": $seed, \"name\": \"$NAME\"}" \
         simdist evaluate slippery-slope --checkpoint "$model" --domain real --grid all --trials 5 \
-        --mppi quadruped-cpu --prior-weight "$prior" --seed "$seed" --json
+        --mppi quadruped-cpu --prior-weight "$prior" --seed "$seed" --json "${physics[@]}"
     done
   done
 done
