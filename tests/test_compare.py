@@ -1,0 +1,169 @@
+"""Baselines end to end on the pendulum's `real` domain, and `simdist compare` (settings, resume, physics)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+SMALL = dict(steps=30, offline_steps=30, value_fit_steps=30, max_updates_per_round=3, utd_ratio=2, batch_size=16,
+             diffusion_steps=4, hidden=(16,))
+
+
+@pytest.mark.parametrize("method", ["iql", "rlpd", "sgft", "dp_cotrain"])
+def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
+    from simdist.baselines.run import RESULTS_FILE, run_baseline
+    from simdist.data.episodes import load_episodes
+
+    result = run_baseline(method, "pendulum", pendulum_data, tmp_path, real_episode_budget=3, episodes_per_update=2,
+                          seed=0, preset="cpu", episodes_per_round=2, demos=2, overrides=SMALL)
+    rounds = result["rounds"]
+    assert result["setting"] == "manipulation" and result["demos"] == 2
+    assert [r["episodes"] for r in rounds] == ([2] if method == "dp_cotrain" else [2, 1])  # budget 3, M = 2
+    minutes = [r["real_minutes"] for r in rounds]
+    assert minutes == sorted(minutes) and minutes[0] > result["demo_minutes"] > 0
+    assert all(0.0 <= r["success_rate"] <= 1.0 for r in rounds)
+    assert all(r["metrics"]["success"] == r["success_rate"] for r in rounds)  # task metrics averaged per round
+    assert json.loads((tmp_path / RESULTS_FILE).read_text())["final_success"] == result["final_success"]
+    _, real = load_episodes(tmp_path / "real_data")
+    assert len(real) == sum(r["episodes"] for r in rounds) and (tmp_path / "checkpoint" / "config.json").exists()
+
+
+def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
+    import argparse
+
+    from simdist.baselines.run import add_compare_commands
+
+    parser = argparse.ArgumentParser()
+    add_compare_commands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["compare", "pendulum", "--methods", "bc,nope", "--seeds", "2", "--sim-data", "x",
+                              "--out", str(tmp_path), "--json"])
+    assert args.json and args.seeds == "2"
+    with pytest.raises(KeyError, match="nope"):
+        args.fn(args)
+
+
+def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
+    from simdist.eval.report import write_comparison
+
+    summary = {"bc": {"seeds": [0], "success_mean": [0.0], "success_std": [0.0], "real_minutes": [0.4],
+                      "final_success_mean": 0.0, "progress_mean": [0.52]},
+               "iql": {"seeds": [0, 1], "success_mean": [0.0, 0.5], "success_std": [0.0, 0.5],
+                       "real_minutes": [0.4, 0.8], "final_success_mean": 0.5}}
+    md = write_comparison(tmp_path, summary).read_text()
+    assert "| bc | 1 | 0.00 ± 0.00 | 0.4 | 0.00 | 0.52 m |" in md
+    assert "| iql | 2 | 0.00 ± 0.00, 0.50 ± 0.69 | 0.4, 0.8 | 0.50 |  |" in md
+
+
+def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
+    from simdist.baselines.replay import world_model_reward
+    from simdist.checkpoint import load_model
+    from simdist.data.episodes import load_episodes
+
+    _, eps = load_episodes(pendulum_data)
+    rewards, terminals = world_model_reward(load_model(pretrained))(eps[0])
+    assert rewards.shape == terminals.shape == (len(eps[0]) - 1,) and np.isfinite(rewards).all()
+    assert not terminals.any()
+
+
+def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_path):
+    from simdist.adapt import AdaptConfig
+    from simdist.baselines.run import collect_demonstrations
+    from simdist.baselines.simdist_bc import run_simdist_bc
+    from simdist.checkpoint import load_model
+    from simdist.config import FinetuneConfig, MPPIConfig
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    demos = collect_demonstrations(task, 2, "default", seed=0)
+    ft = FinetuneConfig(steps=3, batch_size=8, warmup_steps=1, val_fraction=0.0, val_every=10)
+    mppi = MPPIConfig(samples=8, policy_samples=4, iterations=1, elites=4)
+    result = run_simdist_bc(task, pretrained, tmp_path, demos, AdaptConfig(rounds=1, episodes_per_round=1), mppi, ft)
+    assert result["method"] == "simdist_bc" and len(result["rounds"]) == 2
+    before, after = load_model(pretrained), load_model(tmp_path / "round_01" / "model")
+    changed = lambda group: any(not torch.equal(p, dict(after.named_parameters())[n])
+                                for n, p in before.parameter_group(group))
+    assert changed("policy") and changed("dynamics") and not changed("encoder")
+
+
+def test_only_demonstration_methods_get_demonstrations():
+    from simdist.baselines.run import _default_demos
+
+    assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
+        [0, 0, 20, 20, 20, 100]
+    assert _default_demos("rlpd", "quadruped") == 0
+
+
+def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):
+    from simdist.cli import main
+    from simdist.config import mppi_preset
+
+    argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
+            str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",
+            "--prior-weight", "0.5", "--mppi", "cpu", "--finetune-steps", "7", "--out", str(tmp_path), "--json",
+            "--quiet"]
+    assert main(argv) == 0
+    methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]
+    for method in ("simdist", "simdist_bc"):
+        run = json.loads((tmp_path / method / "seed_0" / "baseline_results.json").read_text())
+        assert run["method"] == method and [r["episodes"] for r in run["rounds"]] == [2, 2]  # zero shot + 1 round
+        cfg = json.loads((tmp_path / method / "seed_0" / "adapt_config.json").read_text())
+        assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["finetune"]["sim_replay_fraction"] > 0  # replay reached
+        assert cfg["finetune"]["steps"] == 7 and cfg["mppi"]["samples"] == mppi_preset("cpu").samples
+        minutes = methods[method]["real_minutes"]
+        assert len(minutes) == 2 and 0 < minutes[0] < minutes[1]
+    # SimDist+BC's demonstrations count as robot time from the start; SimDist has none
+    assert methods["simdist_bc"]["real_minutes"][0] > methods["simdist"]["real_minutes"][0]
+    assert (tmp_path / "comparison.png").exists()
+
+
+def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, tmp_path, monkeypatch):
+    """An interrupted `simdist compare` reruns only what is missing; a folder is never reused for other settings."""
+    from simdist.baselines import run as baseline_run
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
+                  overrides=SMALL)
+    first = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    monkeypatch.setattr(baseline_run, "collect_demonstrations", lambda *a, **k: pytest.fail("ran again"))
+    again = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    assert again == json.loads(json.dumps(first))  # as saved
+    with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
+        baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})
+
+
+def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, tmp_path):
+    from simdist.baselines.run import run_baseline
+    from simdist.data.episodes import episode_files
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
+                  overrides=SMALL)
+    run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    (tmp_path / "baseline_results.json").unlink()  # as if killed after writing its episodes
+    result = run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    (aside,) = tmp_path.glob("real_data.interrupted-*")
+    assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
+    assert result["rounds"][0]["episodes"] == 2
+
+
+def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(pendulum_data, tmp_path,
+                                                                                 monkeypatch):
+    """`simdist compare --physics FILE`: the baseline's real episodes run on the overridden robot, and a folder
+    run on one robot is not resumed on another."""
+    from simdist.baselines import run as baseline_run
+    from simdist.tasks import get_task
+
+    task = get_task("pendulum")
+    made = []
+    real_env = task.make_env
+    monkeypatch.setattr(task, "make_env", lambda *a, **k: made.append(real_env(*a, **k)) or made[-1])
+    (tmp_path / "heavy.json").write_text(json.dumps({"mass": 1.7}))
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
+                  overrides=SMALL)
+    result = baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", physics=tmp_path / "heavy.json",
+                                       **kwargs)
+    assert made and all(env.physics.mass == 1.7 for env in made)
+    assert result["physics"] == str(tmp_path / "heavy.json")
+    with pytest.raises(ValueError, match="other settings .*physics"):
+        baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", **kwargs)
