@@ -34,13 +34,14 @@ def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
 def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
     import argparse
 
-    from simdist.baselines.run import add_compare_commands
+    from simdist.baselines.compare import add_compare_commands
 
     parser = argparse.ArgumentParser()
     add_compare_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["compare", "pendulum", "--methods", "bc,nope", "--seeds", "2", "--sim-data", "x",
                               "--out", str(tmp_path), "--json"])
-    assert args.json and args.seeds == "2"
+    assert args.json and args.seeds == "2" and args.demos is None
+    assert parser.parse_args(["compare", "foam", "--sim-data", "x", "--out", "y", "--demos", "20"]).demos == 20
     with pytest.raises(KeyError, match="nope"):
         args.fn(args)
 
@@ -94,6 +95,12 @@ def test_only_demonstration_methods_get_demonstrations():
     assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
         [0, 0, 20, 20, 20, 100]
     assert _default_demos("rlpd", "quadruped") == 0
+    # `simdist compare --demos N` gives N to the methods that use demonstrations (the quadruped too), never to others
+    from simdist.baselines.compare import demos_for
+
+    assert [demos_for(m, 5) for m in ("bc", "sgft", "simdist", "simdist_bc", "iql", "dp")] == \
+        [None, None, None, 5, 5, 5]
+    assert demos_for("simdist_bc", None) is None
 
 
 def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):

@@ -326,7 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
              "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
-    from simdist.baselines.run import add_compare_commands
+    from simdist.baselines.compare import add_compare_commands
 
     add_compare_commands(sub)
     sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "

@@ -1,0 +1,111 @@
+"""`simdist compare`: every method under the same real-data budget and evaluation protocol, several seeds, a
+comparison table and a Fig. 4-style plot (docs/baselines.md). One method and seed is `run.run_baseline`."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simdist.baselines.run import DEMO_METHODS, DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, run_baseline
+from simdist.baselines.bc import BCConfig
+from simdist.baselines.diffusion_policy import DiffusionConfig
+from simdist.baselines.iql import IQLConfig
+from simdist.baselines.rlpd import SACConfig
+from simdist.baselines.sgft import SGFTConfig
+
+
+def _seeds(text: str) -> list[int]:
+    """"3" → seeds 0, 1, 2; "0,4,7" → those seeds; "2," → seed 2 alone."""
+    return [int(s) for s in text.split(",") if s.strip()] if "," in text else list(range(int(text)))
+
+
+def demos_for(method: str, asked: int | None) -> int | None:
+    """`--demos N` reaches only the methods that learn from demonstrations; the others keep theirs (none)."""
+    return asked if method in DEMO_USERS else None
+
+
+def cmd_compare(args) -> dict:
+    from simdist.adapt import round_progress
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
+    out, summary = Path(args.out), {}
+    for method in methods:
+        runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
+                             args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
+                             grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
+                             prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
+                             overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
+                             demos=demos_for(method, args.demos))
+                for s in _seeds(args.seeds)]
+        curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
+        summary[method] = {"seeds": [run["seed"] for run in runs],
+                           "success_mean": curves.mean(0).tolist(), "success_std": curves.std(0).tolist(),
+                           "real_minutes": np.mean([[r["real_minutes"] for r in run["rounds"]] for run in runs],
+                                                   axis=0).tolist(),
+                           "final_success_mean": float(curves[:, -1].mean())}
+        if all(round_progress(r) is not None for run in runs for r in run["rounds"]):  # legged tasks
+            progress = np.array([[round_progress(r) for r in run["rounds"]] for run in runs])
+            summary[method]["progress_mean"] = progress.mean(0).tolist()
+    result = {"task": args.task, "methods": summary, "out": str(out)}
+    (out / "compare.json").write_text(json.dumps(result, indent=2))
+    from simdist.eval.report import write_comparison  # matplotlib only when a comparison is written
+
+    write_comparison(out, summary)
+    return result
+
+
+def _baseline_overrides(pairs: list[str] | None) -> dict[str, Any]:
+    """`["sensor_noise_scale=1", "steps=500"]` → {name: number or string}; a name no baseline config has is an error."""
+    known = sorted({f.name for cls in (BCConfig, IQLConfig, SACConfig, SGFTConfig, DiffusionConfig)
+                    for f in dataclasses.fields(cls)})
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--baseline-set expects FIELD=VALUE, got {pair!r}")
+        if name not in known:
+            raise KeyError(f"--baseline-set: no baseline config has a field {name!r}; fields: {known}")
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
+    return out
+
+
+def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add `simdist compare TASK --methods … --seeds S --out DIR` to the CLI's subparsers."""
+    help_text = "run baselines in the task's real domain under a real-data budget (paper §8)"
+    sp = subparsers.add_parser("compare", help=help_text, description=help_text)
+    sp.set_defaults(fn=cmd_compare)
+    sp.add_argument("task")
+    sp.add_argument("--methods", default="bc,iql,rlpd,sgft", help=f"comma-separated, from {', '.join(METHODS)}")
+    sp.add_argument("--seeds", default="1", help="a count (3 → 0,1,2) or a comma-separated list")
+    sp.add_argument("--sim-data", required=True, help="the simulation dataset (normaliser stats, BC, IQL, V_sim)")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--budget", type=int, default=40, help="real episodes per run (demonstrations excluded)")
+    sp.add_argument("--episodes-per-update", type=int, default=1)
+    sp.add_argument("--episodes-per-round", type=int, default=20, help="evaluation point every M episodes")
+    sp.add_argument("--grid", default="default", help="evaluation grid, or all: each round split over every grid")
+    sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
+    sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
+    sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
+    sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
+                    "manipulation-prior for Peg Insertion")
+    sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
+    sp.add_argument("--baseline-set", action="append", metavar="FIELD=VALUE",
+                    help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
+    sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics, for every method's episodes")
+    sp.add_argument("--demos", type=int, help="teleoperated demonstrations for the methods that use them "
+                    f"({', '.join(DEMO_METHODS)}; Diffusion Policy always); default {MANIPULATION_DEMOS} on "
+                    f"manipulation, {DIFFUSION_DEMOS} for Diffusion Policy, none on the quadruped")
+    sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
+    sp.add_argument("--quiet", action="store_true", help="no progress bars")
+    return sp
