@@ -17,7 +17,7 @@ def test_all_grids_split_the_round_evenly_and_label_each_episode():
 
 
 def test_uneven_split_is_refused_with_the_grids_named():
-    with pytest.raises(ValueError, match=r"does not split evenly over the 3 grids"):
+    with pytest.raises(ValueError, match=r"do not split evenly over the 3 grids"):
         round_initial_conditions(get_task("slippery-slope"), "all", 10, seed=0)
 
 

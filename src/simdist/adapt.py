@@ -95,7 +95,8 @@ def round_initial_conditions(task, grid: str, n: int, seed: int) -> tuple[list, 
         return task.initial_conditions(grid, n, seed=seed), [grid] * n
     grids = list(task.grids)
     if n % len(grids):
-        raise ValueError(f"--episodes-per-round {n} does not split evenly over the {len(grids)} grids {grids}")
+        raise ValueError(f"{n} episodes do not split evenly over the {len(grids)} grids {grids} of --grid all: "
+                         f"give --episodes-per-round (and --demos) a multiple of {len(grids)}")
     ics, labels = [], []
     for g in grids:
         ics += task.initial_conditions(g, n // len(grids), seed=seed)
