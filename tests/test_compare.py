@@ -71,7 +71,7 @@ def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
 
 def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_path):
     from simdist.adapt import AdaptConfig
-    from simdist.baselines.run import collect_demonstrations
+    from simdist.baselines.demonstrations import collect_demonstrations
     from simdist.baselines.simdist_bc import run_simdist_bc
     from simdist.checkpoint import load_model
     from simdist.config import FinetuneConfig, MPPIConfig
@@ -133,7 +133,7 @@ def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
                   overrides=SMALL)
     first = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
-    monkeypatch.setattr(baseline_run, "collect_demonstrations", lambda *a, **k: pytest.fail("ran again"))
+    monkeypatch.setattr(baseline_run, "run_demonstrations", lambda *a, **k: pytest.fail("ran again"))
     again = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     assert again == json.loads(json.dumps(first))  # as saved
     with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
@@ -152,6 +152,28 @@ def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, 
     (aside,) = tmp_path.glob("real_data.interrupted-*")
     assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
     assert result["rounds"][0]["episodes"] == 2
+
+
+def test_a_resumed_seed_reuses_its_demonstrations(pendulum_data, tmp_path, monkeypatch):
+    """Demonstrations are real-robot data, collected once: a seed killed after collecting them resumes with them,
+    and an incomplete set is moved aside, never overwritten."""
+    from simdist.baselines import demonstrations
+    from simdist.baselines.run import run_baseline
+    from simdist.data.episodes import load_episodes
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
+                  overrides=SMALL)
+    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    first = [e.action for e in load_episodes(tmp_path / "demos")[1]]
+    (tmp_path / "baseline_results.json").unlink()  # killed after its episodes
+    monkeypatch.setattr(demonstrations, "collect_demonstrations", lambda *a, **k: pytest.fail("collected again"))
+    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    assert all(np.array_equal(a, b) for a, b in zip(first, (e.action for e in load_episodes(tmp_path / "demos")[1])))
+    monkeypatch.undo()
+    (tmp_path / "baseline_results.json").unlink()
+    (tmp_path / "demos" / "episodes" / "demo_001.h5").unlink()  # as if killed while writing them
+    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    assert len(load_episodes(tmp_path / "demos")[1]) == 2 and len(list(tmp_path.glob("demos.incomplete-*"))) == 1
 
 
 def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(pendulum_data, tmp_path,

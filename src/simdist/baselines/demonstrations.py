@@ -7,10 +7,11 @@ it has one, else its expert. Only successful attempts are kept, as an operator d
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from pathlib import Path
 
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, rollout
 
 log = logging.getLogger(__name__)
@@ -72,3 +73,17 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
     return kept
 
 
+
+
+def run_demonstrations(task, n: int, grid: str, seed: int, out: Path, physics=None) -> list[Episode]:
+    """A run's demonstrations: the `n` already in `out` when a run resumes (they are real-robot data, collected
+    once), else freshly collected there. An incomplete set (a crash while writing it) is moved aside, not deleted."""
+    if n > 0 and (out / "dataset.json").exists():
+        _, kept = load_episodes(out)
+        if len(kept) == n:
+            log.info("reusing the %d demonstrations in %s", n, out)
+            return kept
+        aside = out.with_name(f"{out.name}.incomplete-{time.time_ns()}")
+        out.rename(aside)
+        log.warning("%s held %d of %d demonstrations; moved to %s, collecting again", out, len(kept), n, aside)
+    return collect_demonstrations(task, n, grid, seed, out, physics=physics)

@@ -32,7 +32,7 @@ from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, observ
                                       world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
-from simdist.baselines.demonstrations import collect_demonstrations, write_real_episodes
+from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
 from simdist.tasks.base import COMMAND_KEY
@@ -153,7 +153,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
     setting, gamma = _setting(task), task.spec.gamma
     n_demos = demos if demos is not None else _default_demos(method, setting)
-    demo_eps = collect_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
+    demo_eps = run_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
     rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
     meta = {**settings, "setting": setting, "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period)}
 
