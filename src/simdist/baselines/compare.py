@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from simdist.baselines.run import DEMO_METHODS, DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, run_baseline
 from simdist.baselines.bc import BCConfig
 from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
+from simdist.baselines.run import DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, run_baseline
 from simdist.baselines.sgft import SGFTConfig
 
 
@@ -104,8 +104,8 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
                     help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics, for every method's episodes")
     sp.add_argument("--demos", type=int, help="teleoperated demonstrations for the methods that use them "
-                    f"({', '.join(DEMO_METHODS)}; Diffusion Policy always); default {MANIPULATION_DEMOS} on "
-                    f"manipulation, {DIFFUSION_DEMOS} for Diffusion Policy, none on the quadruped")
+                    f"({', '.join(DEMO_USERS)}); default {MANIPULATION_DEMOS} on manipulation, {DIFFUSION_DEMOS} "
+                    "for Diffusion Policy, none for the others on the quadruped")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp

@@ -73,8 +73,6 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
     return kept
 
 
-
-
 def run_demonstrations(task, n: int, grid: str, seed: int, out: Path, physics=None) -> list[Episode]:
     """A run's demonstrations: the `n` already in `out` when a run resumes (they are real-robot data, collected
     once), else freshly collected there. An incomplete set (a crash while writing it) is moved aside, not deleted."""

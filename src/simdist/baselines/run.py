@@ -39,11 +39,12 @@ from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
-OFFLINE_METHODS = ("bc", "dp", "dp_cotrain")
+DIFFUSION_METHODS = ("dp", "dp_cotrain")  # Diffusion Policy, without and with sim co-training
+OFFLINE_METHODS = ("bc", *DIFFUSION_METHODS)
 WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimDist checkpoint
 METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
 DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
-DEMO_USERS = (*DEMO_METHODS, "dp", "dp_cotrain")  # Diffusion Policy learns from demonstrations alone
+DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)  # Diffusion Policy learns from demonstrations alone
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 RESULTS_FILE = "baseline_results.json"
 
@@ -54,7 +55,7 @@ def _setting(task) -> str:
 
 def _default_demos(method: str, setting: str) -> int:
     """Only the methods that use demonstrations get them (BC and SGFT learn from simulation alone)."""
-    if method in ("dp", "dp_cotrain"):
+    if method in DIFFUSION_METHODS:
         return DIFFUSION_DEMOS
     return MANIPULATION_DEMOS if setting == "manipulation" and method in DEMO_METHODS else 0
 
@@ -128,8 +129,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset,
                 "sim_data": str(Path(sim_data_dir)),
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
-                "episodes_per_round": episodes_per_round, "grid": grid,
-                "demos_asked": demos,
+                "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
                 "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps,
                 "physics": physics_setting(physics)}
