@@ -21,7 +21,7 @@ def batch_for(model: WorldModel, B: int = 3) -> dict:
         "actions": torch.randn(B, T, spec.action_dim),
         "future_obs": {k: torch.randn(B, T, *s) for k, s in spec.obs_shapes.items()},
         "rewards": torch.randn(B, T), "values": torch.randn(B, T),
-        "expert": torch.ones(B, T), "labelled": torch.ones(B),
+        "expert": torch.ones(B, T), "labelled": torch.ones(B), "bc_labelled": torch.ones(B),
     }
     if spec.command_dim:
         b["commands"] = torch.randn(B, T + 1, spec.command_dim)
@@ -141,7 +141,8 @@ def test_loss_masks_bc_and_unlabelled_windows():
     b["expert"][:] = 0
     _, logs = world_model_loss(model, b, LossConfig())
     assert logs["bc"] == 0.0
-    b["labelled"][:] = 0  # real data: no reward/value/flags → only the latent term remains
+    b["labelled"][:] = 0
+    b["bc_labelled"][:] = 0  # real data: no reward/value/flags → only the latent term remains
     b["rewards"][:] = float("nan")  # missing labels must not poison the loss
     b["values"][:] = float("nan")
     total, logs = world_model_loss(model, b, LossConfig())

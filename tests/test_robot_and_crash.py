@@ -108,3 +108,13 @@ def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pend
     assert main(argv + ["--quiet"] * quiet) == 0
     bars_started = capfd.readouterr().err.count("pendulum rollouts:   0%")
     assert bars_started == (0 if quiet else 3)  # zero shot + 2 rounds
+
+
+def test_logger_files_sort_in_logging_order(tmp_path):
+    log = EpisodeLogger(tmp_path, "pendulum", {"proprio": (3,)}, action_dim=1, control_period_s=0.1)
+    for n in range(1, 9):  # several episodes end within one second
+        log.start()
+        for t in range(n):
+            log.log({"proprio": np.zeros(3)}, np.zeros(1))
+        log.end(success=False)
+    assert [len(e) for e in load_episodes(tmp_path)[1]] == list(range(1, 9))

@@ -98,7 +98,7 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
     groups = {g: {name for name, _ in before.parameter_group(g)} for g in ("dynamics", "policy")}
     assert changed <= groups["dynamics"] | groups["policy"] and all(changed & names for names in groups.values())
     real = real_like_dataset(pendulum_data, tmp_path / "real")
-    with pytest.raises(ValueError, match=r"\['bc'\] need reward/value/expert labels"):
+    with pytest.raises(ValueError, match=r"\['bc'\] need expert flags"):
         finetune(pretrained, real, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False)
 
 

@@ -7,6 +7,10 @@ success-rate point after j updates) and new real data. After round j < J, the dy
 *all* real data so far, starting from the pretrained checkpoint, giving model_{j+1} (optionally with
 simulation replay, FinetuneConfig.sim_replay_fraction).
 
+With `corrections` (corrections.py), each round j < J also runs corrected episodes after its evaluation ones: model_j
+drives, an operator takes over now and then; they are real data like the others (`r{j}_c{i}.h5`), and the
+finetune clones the operator's steps when the policy head is trainable.
+
 Crash safety: each episode is written atomically the moment it ends (`r{j}_e{i}.h5`); a finetune writes its
 checkpoint atomically and a `done` marker last. Re-running the same command skips every completed episode
 and finetune, so a kill -9 loses at most the episode in progress.
@@ -25,7 +29,8 @@ import numpy as np
 import torch
 
 from simdist import checkpoint as ckpt
-from simdist.config import FinetuneConfig, MPPIConfig
+from simdist.config import CorrectionConfig, FinetuneConfig, MPPIConfig
+from simdist.corrections import collect_corrections, operator_share
 from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file,
                                    read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
@@ -142,7 +147,7 @@ def _import_initial_data(source: str | Path, data_dir: Path) -> None:
 
 def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi: MPPIConfig,
           ft: FinetuneConfig, physics=None, progress: bool = True, device: torch.device | None = None,
-          sim_data: str | Path | None = None) -> dict:
+          sim_data: str | Path | None = None, corrections: CorrectionConfig = CorrectionConfig()) -> dict:
     """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results."""
     out = Path(out)
     spec = task.spec
@@ -154,6 +159,11 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
     # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
     settings["physics"] = physics_setting(physics)
+    if corrections.episodes_per_round:  # recorded only when used: plain runs keep their settings file
+        settings["corrections"] = asdict(corrections)
+        if "policy" not in ft.trainable or not ft.loss.bc:
+            log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
+                        "finetune trains the policy head with the BC term (corrections.finetune_config)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics",))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
@@ -171,6 +181,10 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)
+        corrected = []
+        if corrections.episodes_per_round and j < cfg.rounds:  # the last round's model is only evaluated
+            corrected = collect_corrections(task, env, MPPIAgent(model, mppi), corrections, data_dir, j, cfg.seed,
+                                            cfg.grid, progress)
         real_steps = _real_steps_through(data_dir, j)
         row = {
             "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
@@ -183,6 +197,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
             "successes": [bool(m.get("success", 0.0)) for m in metrics],
         }
+        if corrected:
+            row["corrected_episodes"], row["operator_share"] = len(corrected), operator_share(corrected)
         if cfg.grid == "all":
             row["metrics_by_grid"] = _by_grid(grid_labels, metrics)
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)

@@ -62,6 +62,7 @@ def _random_batch(model: WorldModel, batch: int) -> dict:
         "future_obs": {k: torch.randn(batch, T, *s) for k, s in spec.obs_shapes.items()},
         "rewards": torch.randn(batch, T), "values": torch.randn(batch, T),
         "expert": torch.ones(batch, T), "labelled": torch.ones(batch),
+        "bc_labelled": torch.ones(batch),
     }
     if spec.command_dim:
         b["commands"] = torch.randn(batch, T + 1, spec.command_dim)

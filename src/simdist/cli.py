@@ -148,6 +148,8 @@ def cmd_expert_eval(args) -> dict:
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
     from simdist.config import finetune_preset, replace, with_steps
+    from simdist.config import CorrectionConfig
+    from simdist.corrections import finetune_config as correction_finetune
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
@@ -156,9 +158,12 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
+    corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
+    if corrections.episodes_per_round:
+        ft = correction_finetune(ft)
     mppi = _mppi(args.mppi or args.preset, args.prior_weight, args.mppi_set)
-    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft,
-                 physics=args.physics, progress=not args.quiet, sim_data=args.sim_data)
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
+                 progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
 
 
 def cmd_demo(args) -> dict:
@@ -311,6 +316,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
     sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
+    from simdist.config import CorrectionConfig
+
+    sp.add_argument("--corrected-episodes", type=int, default=0, metavar="K",
+                    help="per round, K more episodes in which an operator takes over now and then; the finetune then "
+                         "also trains the policy head on the operator's steps (docs/real-robot.md)")
+    sp.add_argument("--takeover-rate", type=float, default=CorrectionConfig.takeover_rate_hz, metavar="HZ",
+                    help="stand-in operator: takeovers per second of robot control")
+    sp.add_argument("--takeover-s", type=float, default=CorrectionConfig.takeover_s,
+                    help="stand-in operator: length of each takeover in seconds")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu")

@@ -139,6 +139,20 @@ class FinetuneConfig:
 
 
 @dataclass(frozen=True)
+class CorrectionConfig:
+    """Operator corrections during adaptation (corrections.py); the rate and length drive the simulated operator."""
+
+    episodes_per_round: int = 0  # corrected episodes after each round's evaluation episodes (0: plain Alg. 1)
+    takeover_rate_hz: float = 0.5  # chance per second of robot control that the operator takes over
+    takeover_s: float = 1.0  # length of each takeover
+
+    def __post_init__(self) -> None:
+        if self.episodes_per_round < 0 or self.takeover_rate_hz < 0 or self.takeover_s <= 0:
+            raise ValueError(f"corrections need episodes_per_round >= 0, takeover_rate_hz >= 0 and takeover_s > 0, "
+                             f"got {self}")
+
+
+@dataclass(frozen=True)
 class MPPIConfig:
     """Planner settings (paper Tables III and VIII)."""
 

@@ -36,7 +36,7 @@ class EpisodeLogger:
                                 obs_shapes=obs_shapes, action_dim=action_dim, command_dim=command_dim,
                                 action_low=action_low, action_high=action_high, notes=notes)
         self.root = create_dataset(root, self.info)
-        self._steps: list[tuple[dict[str, np.ndarray], np.ndarray]] = []
+        self._steps: list[tuple[dict[str, np.ndarray], np.ndarray, bool]] = []
         self._open = False
 
     def start(self) -> None:
@@ -44,8 +44,10 @@ class EpisodeLogger:
             raise RuntimeError("an episode is already open; call end() or discard() first")
         self._steps, self._open = [], True
 
-    def log(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
-        """Record o_t (the observation the action was chosen from) and a_t (the action sent to the robot)."""
+    def log(self, obs: dict[str, np.ndarray], action: np.ndarray, corrected: bool = False) -> None:
+        """Record o_t (the observation the action was chosen from) and a_t (the action sent to the robot).
+        `corrected=True` marks a step an operator drove (a takeover): finetuning with the policy head trainable
+        clones those steps (simdist.corrections); every step trains the dynamics."""
         if not self._open:
             raise RuntimeError("call start() before log()")
         groups = dict(self.info.obs_shapes)
@@ -63,7 +65,7 @@ class EpisodeLogger:
         action = np.asarray(action, np.float32).reshape(-1)
         if action.shape != (self.info.action_dim,) or not np.isfinite(action).all():
             raise DatasetError(f"step {len(self._steps)}: action must be {self.info.action_dim} finite values")
-        self._steps.append((clean, action))
+        self._steps.append((clean, action, bool(corrected)))
 
     def end(self, success: bool, metrics: dict[str, float] | None = None, name: str | None = None) -> Path | None:
         """Write the episode (atomically); returns its file, or None for an empty episode."""
@@ -74,9 +76,13 @@ class EpisodeLogger:
             return None
         obs = {g: np.stack([s[0][g] for s in self._steps]) for g in self.info.obs_shapes}
         command = np.stack([s[0][COMMAND_KEY] for s in self._steps]) if self.info.command_dim else None
+        flags = np.array([s[2] for s in self._steps])
         episode = Episode(obs=obs, action=np.stack([s[1] for s in self._steps]), command=command,
-                          success=bool(success), source_policy="robot", metrics=dict(metrics or {}))
-        name = name or time.strftime("%Y%m%d-%H%M%S") + f"-{time.time_ns() % 1_000_000:06d}"
+                          expert=flags if flags.any() else None,  # operator flags, only when there were takeovers
+                          success=bool(success), source_policy="robot+operator" if flags.any() else "robot",
+                          metrics=dict(metrics or {}))
+        ns = time.time_ns()  # readable and in logging order, also for episodes ended within one second
+        name = name or time.strftime("%Y%m%d-%H%M%S", time.gmtime(ns // 1_000_000_000)) + f"-{ns % 1_000_000_000:09d}"
         self._steps = []
         return write_episodes(self.root, [episode], name=name)
 

@@ -249,10 +249,11 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
-    labelled_terms = [k for k in ("reward", "value", "bc") if getattr(cfg.loss, k) > 0]
-    if labelled_terms and not data.labelled_steps.any():
-        raise ValueError(f"loss terms {labelled_terms} need reward/value/expert labels, and {data_dir} has none "
-                         "(real robot logs have none; only privileged or demonstration data do)")
+    for terms, steps, labels in ((("reward", "value"), data.labelled_steps, "reward/value labels"),
+                                 (("bc",), data.bc_labelled_steps, "expert flags (demonstrations or operator corrections)")):
+        if any(getattr(cfg.loss, k) > 0 for k in terms) and not steps.any():
+            raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
+                             f"{data_dir} has none (plain robot logs have neither; see docs/real-robot.md)")
     replay = None
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:

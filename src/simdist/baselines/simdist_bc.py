@@ -2,9 +2,8 @@
 
 Identical to `simdist.adapt` except that each finetune trains the dynamics *and* the policy head, with the
 BC term on the teleoperated demonstrations added to the latent term. The demonstrations are written into
-the run's real dataset before the loop starts, flagged as expert actions; their reward/value entries are
-placeholders that the finetuning loss ignores (weight 0), and the planner's own rollouts stay unlabelled,
-so only demonstrations are cloned. Demonstration minutes count as real-robot minutes in the results.
+the run's real dataset before the loop starts, flagged as expert actions (no reward or value: the BC term needs
+only the flags), and the planner's own rollouts stay unlabelled, so only demonstrations are cloned. Demonstration minutes count as real-robot minutes in the results.
 """
 
 from __future__ import annotations
@@ -32,9 +31,7 @@ def finetune_config(base: FinetuneConfig) -> FinetuneConfig:
 
 
 def as_labelled_demo(episode: Episode) -> Episode:
-    n = len(episode)
-    return replace(episode, reward=np.zeros(n, np.float32), value=np.zeros(n, np.float32),
-                   expert=np.ones(n, bool), source_policy=episode.source_policy or "demonstration")
+    return replace(episode, expert=np.ones(len(episode), bool), source_policy=episode.source_policy or "demonstration")
 
 
 def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Episode], cfg: AdaptConfig,

@@ -53,7 +53,8 @@ class Episode:
     """One episode of L steps: obs[t] is seen, action[t] taken, reward[t] received.
 
     ``value[t]`` = V^e(s_t), the expert critic at the state of obs[t]; ``expert[t]`` is true iff action[t] is
-    the uncorrupted expert's. Real episodes leave reward/value/expert as None.
+    the uncorrupted expert's (in robot data: the operator drove that step, a correction; `simdist.corrections`).
+    Real episodes leave reward and value as None, and expert too unless an operator took over.
     """
 
     obs: dict[str, np.ndarray]

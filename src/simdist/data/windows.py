@@ -5,7 +5,9 @@ A window at step t of an episode [s, e) holds
                                           as the robot's ring buffer is filled at reset)
     current   o_t (every group), g_t
     future    a_{t..t+T-1}, o_{t+1..t+T}, g_{t+1..t+T}, r_{t..t+T-1}, v_{t+1..t+T}, expert_{t..t+T-1}
-so t ranges over [s, e-1-T] and a window never crosses an episode. Batches are built with vectorised
+so t ranges over [s, e-1-T] and a window never crosses an episode. Two label masks per window: `labelled`
+(reward and value exist: simulation data) and `bc_labelled` (expert flags exist: simulation data, demonstrations,
+and robot episodes with operator corrections, which carry no reward or value). Batches are built with vectorised
 indexing (no worker processes), which keeps a 2-core trainer fed.
 """
 
@@ -43,13 +45,15 @@ class WindowDataset:
         self.obs = {g: cat([e.obs[g] for e in usable]) for g in info.obs_shapes}
         self.action = cat([e.action for e in usable])
         self.command = cat([e.command for e in usable]) if info.command_dim else None
-        self.labelled_steps = np.concatenate([
-            np.full(len(e), all(getattr(e, k) is not None for k in ("reward", "value", "expert"))) for e in usable])
+        has = lambda e, keys: np.full(len(e), all(getattr(e, k) is not None for k in keys))  # noqa: E731
+        self.labelled_steps = np.concatenate([has(e, ("reward", "value")) for e in usable])
+        self.bc_labelled_steps = np.concatenate([has(e, ("expert",)) for e in usable])
         zeros = lambda e: np.zeros(len(e), np.float32)
         self.reward = cat([e.reward if e.reward is not None else zeros(e) for e in usable])
         self.value = cat([e.value if e.value is not None else zeros(e) for e in usable])
         self.expert = cat([e.expert.astype(np.float32) if e.expert is not None else zeros(e) for e in usable])
         self.labelled = torch.as_tensor(self.labelled_steps, dtype=torch.float32, device=self.device)
+        self.bc_labelled = torch.as_tensor(self.bc_labelled_steps, dtype=torch.float32, device=self.device)
         # Per step: index of its episode's first step; valid window starts.
         self.episode_start = torch.as_tensor(np.repeat(starts, lengths), device=self.device)
         self.window_episode = np.concatenate([np.full(L - horizon, i) for i, L in enumerate(lengths)])
@@ -88,6 +92,7 @@ class WindowDataset:
             "values": self.value[nxt],
             "expert": self.expert[fut],
             "labelled": self.labelled[t],
+            "bc_labelled": self.bc_labelled[t],
         }
         if self.command is not None:
             out["commands"] = self.command[torch.cat((t[:, None], nxt), dim=1)]

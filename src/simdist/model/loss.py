@@ -7,7 +7,8 @@ All terms are mean squared errors on z-scored targets:
     bc     : 1_e · ‖â_{t+i} − a_{t+i}‖², 1_e = cumulative product of the expert flags along the chunk, so
              behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
              zero in the mean, as in the authors' code.
-Windows without labels (real data) contribute to the latent term only.
+Each term averages over the windows that carry its labels: reward/value over simulation windows, bc over windows
+with expert flags (simulation, demonstrations, operator corrections). Plain robot logs feed the latent term only.
 """
 
 from __future__ import annotations
@@ -27,11 +28,9 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
     """Return the weighted total and every term separately (floats, for logging)."""
     out = model(batch)
     terms: dict[str, torch.Tensor] = {"latent": (out["zhat"] - out["z_target"]).pow(2).mean()}
-    labelled = batch["labelled"] > 0  # (B,) where reward/value/expert labels exist
-    n_lab = labelled.sum().clamp_min(1)
-
-    def labelled_mean(per_window: torch.Tensor) -> torch.Tensor:  # missing labels never poison the loss
-        return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / n_lab
+    def labelled_mean(per_window: torch.Tensor, key: str = "labelled") -> torch.Tensor:
+        labelled = batch[key] > 0  # (B,) windows with these labels; missing labels never poison the loss
+        return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / labelled.sum().clamp_min(1)
 
     if weights.reward:
         target = model.normalizer.normalize(REWARD, batch["rewards"])
@@ -42,7 +41,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
     if weights.bc:
         mask = bc_mask(batch["expert"])
         err = (out["policy"] - out["actions_n"]).pow(2).mean(-1)
-        terms["bc"] = labelled_mean((err * mask).mean(1))
+        terms["bc"] = labelled_mean((err * mask).mean(1), "bc_labelled")
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
     total = sum(getattr(weights, name) * value for name, value in terms.items())

@@ -51,6 +51,11 @@ class _HistoryAgent:
         self._proprio.append(np.asarray(obs[PROPRIO_KEY], np.float32))
         self._action.append(action.astype(np.float32))
 
+    def observe(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
+        """A step someone else drove (an operator's takeover): keep the history true to what was executed."""
+        self._tensors(obs)  # validates, and fills the ring buffer on an episode's first step
+        self._record(obs, np.asarray(action, np.float32))
+
 
 class MPPIAgent(_HistoryAgent):
     def __init__(self, model: WorldModel, cfg: MPPIConfig):
@@ -61,6 +66,10 @@ class MPPIAgent(_HistoryAgent):
     def reset(self) -> None:
         super().reset()
         self.planner.reset()
+
+    def observe(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
+        super().observe(obs, action)
+        self.planner.reset()  # the warm start no longer follows the executed actions
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         obs_t, hist_p, hist_a, command = self._tensors(obs)

@@ -1,0 +1,117 @@
+"""Operator corrections: logged flags, BC-only labels, the takeover agent and the adaptation loop with corrections."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from simdist import checkpoint as ckpt
+from simdist.config import CorrectionConfig, LossConfig, model_preset
+from simdist.corrections import CorrectedAgent
+from simdist.data.episodes import load_episodes
+from simdist.data.windows import WindowDataset
+from simdist.model.loss import world_model_loss
+from simdist.model.world_model import WorldModel
+from simdist.robot import EpisodeLogger
+from simdist.tasks import get_task
+
+
+def test_logger_keeps_operator_flags_as_bc_only_labels(tmp_path):
+    log = EpisodeLogger(tmp_path, "pendulum", {"proprio": (3,)}, action_dim=1, control_period_s=0.1)
+    for corrected_steps in ({3, 4, 5, 6}, set()):
+        log.start()
+        for t in range(10):
+            log.log({"proprio": np.full(3, t)}, np.array([0.1 * t]), corrected=t in corrected_steps)
+        log.end(success=False)
+    info, (with_ops, plain) = load_episodes(tmp_path)
+    assert with_ops.expert.tolist() == [t in {3, 4, 5, 6} for t in range(10)]
+    assert with_ops.reward is None and with_ops.value is None and with_ops.source_policy == "robot+operator"
+    assert plain.expert is None and plain.source_policy == "robot"
+    data = WindowDataset(info, [with_ops, plain], history=2, horizon=2)
+    b = data.batch(np.arange(len(data)))
+    assert (b["labelled"] == 0).all()  # no reward/value anywhere
+    assert b["bc_labelled"].tolist() == [1.0] * 8 + [0.0] * 8  # expert flags only where the operator was logged
+
+
+def test_bc_term_trains_on_correction_windows_without_reward_or_value():
+    torch.manual_seed(0)
+    spec = get_task("pendulum").spec
+    model = WorldModel(model_preset("cpu"), spec)
+    B, H, T = 4, model.cfg.history, model.cfg.horizon
+    P, A = spec.obs_shapes["proprio"][0], spec.action_dim
+    batch = {"obs": {"proprio": torch.randn(B, P)}, "hist_proprio": torch.randn(B, H, P),
+             "hist_action": torch.randn(B, H, A), "actions": torch.randn(B, T, A),
+             "future_obs": {"proprio": torch.randn(B, T, P)}, "rewards": torch.full((B, T), float("nan")),
+             "values": torch.full((B, T), float("nan")), "expert": torch.ones(B, T),
+             "labelled": torch.zeros(B), "bc_labelled": torch.tensor([1.0, 1.0, 0.0, 0.0])}
+    total, logs = world_model_loss(model, batch, LossConfig())
+    assert logs["reward"] == logs["value"] == 0.0 and logs["bc"] > 0 and torch.isfinite(total)
+    batch["expert"][:, 0] = 0  # the operator handed back before the window's first step: nothing to clone
+    _, logs = world_model_loss(model, batch, LossConfig())
+    assert logs["bc"] == 0.0
+
+
+class _Constant:
+    def __init__(self, value: float):
+        self.value, self.seen = value, []
+
+    def reset(self) -> None:
+        self.seen = []
+
+    def act(self, obs):
+        return np.array([self.value], np.float32)
+
+    def observe(self, obs, action):
+        self.seen.append(float(action[0]))
+
+
+@pytest.mark.parametrize("rate, share", [(0.0, 0.0), (1e9, 1.0)])
+def test_takeovers_never_or_always(rate, share):
+    agent = CorrectedAgent(_Constant(0.0), _Constant(1.0), CorrectionConfig(1, rate, 0.5), control_period_s=0.1)
+    agent.reset()
+    actions = [float(agent.act({})[0]) for _ in range(20)]
+    assert np.mean(agent.flags) == share and actions == [share] * 20
+    assert agent.robot.seen == ([1.0] * 20 if share else [])  # the robot's history holds the operator's actions
+
+
+def test_takeovers_last_their_window():
+    agent = CorrectedAgent(_Constant(0.0), _Constant(1.0), CorrectionConfig(1, 0.4, 0.5), control_period_s=0.1,
+                           seed=3)
+    agent.reset()
+    for _ in range(400):
+        agent.act({})
+    runs = np.diff(np.flatnonzero(np.diff(np.r_[0, np.array(agent.flags, int), 0])))[::2]
+    assert len(runs) > 5 and (runs % 5 == 0).all()  # 0.5 s windows of 5 steps (back-to-back ones merge)
+    assert 0.05 < np.mean(agent.flags) < 0.5
+
+
+def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pretrained, pendulum_data):
+    from simdist.adapt import AdaptConfig, adapt
+    from simdist.config import FinetuneConfig, mppi_preset
+    from simdist.corrections import finetune_config
+
+    task, out = get_task("pendulum"), tmp_path / "adapt"
+    cfg = AdaptConfig(rounds=1, episodes_per_round=2)
+    mppi = mppi_preset("cpu")
+    ft = finetune_config(FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5))
+    corrections = CorrectionConfig(episodes_per_round=2, takeover_rate_hz=1.0, takeover_s=0.5)
+    res = adapt(task, pretrained, out, cfg, mppi, ft, progress=False, corrections=corrections)
+    names = sorted(p.stem for p in (out / "real_data" / "episodes").glob("*.h5"))
+    assert names == ["r00_c000", "r00_c001", "r00_e000", "r00_e001", "r01_e000", "r01_e001"]  # none after the last
+    _, episodes = load_episodes(out / "real_data")
+    corrected = [e for e in episodes if e.source_policy.startswith("corrected")]
+    assert len(corrected) == 2 and 0 < res["rounds"][0]["operator_share"] < 1
+    assert res["rounds"][0]["corrected_episodes"] == 2 and "corrected_episodes" not in res["rounds"][1]
+    before = ckpt.load_model(pretrained).state_dict()
+    after = ckpt.load_model(out / "round_01" / "model").state_dict()
+    model = ckpt.load_model(pretrained)
+    for group in ("encoder", "reward", "value", "policy", "dynamics"):
+        same = all(torch.equal(before[k], after[k]) for k, _ in model.parameter_group(group))
+        assert same == (group not in ("policy", "dynamics")), group
+    assert json.loads((out / "adapt_config.json").read_text())["corrections"]["episodes_per_round"] == 2
+    again = adapt(task, pretrained, out, cfg, mppi, ft, progress=False, corrections=corrections)  # resumes: no new data
+    assert again["rounds"][0]["operator_share"] == res["rounds"][0]["operator_share"]
+    assert len(list((out / "real_data" / "episodes").glob("*.h5"))) == 6
+    with pytest.raises(ValueError, match="corrections"):
+        adapt(task, pretrained, out, cfg, mppi, ft, progress=False, corrections=CorrectionConfig(3))
