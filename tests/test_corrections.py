@@ -88,13 +88,12 @@ def test_takeovers_last_their_window():
 
 def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pretrained, pendulum_data):
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import FinetuneConfig, mppi_preset
-    from simdist.corrections import finetune_config
+    from simdist.config import FinetuneConfig, mppi_preset, with_bc_head
 
     task, out = get_task("pendulum"), tmp_path / "adapt"
     cfg = AdaptConfig(rounds=1, episodes_per_round=2)
     mppi = mppi_preset("cpu")
-    ft = finetune_config(FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5))
+    ft = with_bc_head(FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5))
     corrections = CorrectionConfig(episodes_per_round=2, takeover_rate_hz=1.0, takeover_s=0.5)
     res = adapt(task, pretrained, out, cfg, mppi, ft, progress=False, corrections=corrections)
     names = sorted(p.stem for p in (out / "real_data" / "episodes").glob("*.h5"))

@@ -163,7 +163,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         settings["corrections"] = asdict(corrections)
         if "policy" not in ft.trainable or not ft.loss.bc:
             log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
-                        "finetune trains the policy head with the BC term (corrections.finetune_config)")
+                        "finetune trains the policy head with the BC term (config.with_bc_head)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics",))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))

@@ -148,8 +148,7 @@ def cmd_expert_eval(args) -> dict:
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
     from simdist.config import finetune_preset, replace, with_steps
-    from simdist.config import CorrectionConfig
-    from simdist.corrections import finetune_config as correction_finetune
+    from simdist.config import CorrectionConfig, with_bc_head
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
@@ -160,7 +159,7 @@ def cmd_adapt(args) -> dict:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
     corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
     if corrections.episodes_per_round:
-        ft = correction_finetune(ft)
+        ft = with_bc_head(ft)
     mppi = _mppi(args.mppi or args.preset, args.prior_weight, args.mppi_set)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
                  progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)

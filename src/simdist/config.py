@@ -306,6 +306,13 @@ def replace(cfg: C, **changes: Any) -> C:
     return dataclasses.replace(cfg, **changes)
 
 
+def with_bc_head(cfg: FinetuneConfig) -> FinetuneConfig:
+    """A finetune that also trains the policy head with Eq. 2's BC term, on the steps flagged as expert actions
+    (demonstrations, operator corrections, replayed simulation windows); reward and value stay out."""
+    return dataclasses.replace(cfg, trainable=("dynamics", "policy"),
+                               loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc))
+
+
 def with_steps(cfg: C, steps: int) -> C:
     """A training or finetuning config shortened (or lengthened) to `steps`, keeping the preset's schedule shape:
     its warmup, capped at 10 % of the run."""

@@ -4,7 +4,7 @@ Dynamics-only adaptation cannot teach the planner a behaviour its frozen BC head
 Slippery Slope at μ = 0.19, the slow climb; docs/results.md, session 13). An operator who takes over for a moment
 shows it, in the states the robot itself reaches. Every step of a corrected episode is real data for the dynamics;
 the steps the operator drove are flagged (`Episode.expert`), and a finetune with the policy head trainable and the
-Eq. 2 BC term on clones exactly those steps (model/loss.py: the BC mask stops at the first robot-driven step).
+Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the first robot-driven step).
 
 On a robot a human decides when to take over and logs it with `EpisodeLogger.log(..., corrected=True)`. In the
 simulated `real` domains the operator is the task's privileged teleoperator (baselines/demonstrations.py) and takes
@@ -19,19 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from simdist.baselines.demonstrations import teleoperator
-from simdist.config import CorrectionConfig, FinetuneConfig, LossConfig
+from simdist.config import CorrectionConfig
 from simdist.data.episodes import episode_files, read_episode_file, read_info, write_episodes
 from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
-TRAINABLE = ("dynamics", "policy")
-
-
-def finetune_config(base: FinetuneConfig) -> FinetuneConfig:
-    """What a finetune on corrected episodes trains: the dynamics (every step) and the policy head (the Eq. 2 BC
-    term on the operator's steps, and on simulation replay windows when `base` replays sim data)."""
-    return replace(base, trainable=TRAINABLE, loss=replace(base.loss, bc=LossConfig().bc))
-
 
 class CorrectedAgent:
     """The robot's agent, with an operator taking over in windows; `flags` marks the operator's steps this episode."""

@@ -15,19 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from simdist.adapt import AdaptConfig, adapt
-from simdist.config import FinetuneConfig, LossConfig, MPPIConfig
+from simdist.config import FinetuneConfig, MPPIConfig, with_bc_head
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, episode_files, write_episodes
 
 log = logging.getLogger(__name__)
 METHOD = "simdist_bc"
-TRAINABLE = ("dynamics", "policy")
 DEMO_FILE_PREFIX = "demo"  # not an adapt round prefix (r00_…), so adapt never mistakes demos for its rollouts
-
-
-def finetune_config(base: FinetuneConfig) -> FinetuneConfig:
-    """The SimDist finetune settings with the policy head unfrozen and the BC term on (Eq. 2's weight)."""
-    return replace(base, trainable=TRAINABLE, loss=LossConfig(latent=base.loss.latent, reward=0.0, value=0.0,
-                                                              bc=LossConfig().bc))
 
 
 def as_labelled_demo(episode: Episode) -> Episode:
@@ -53,7 +46,7 @@ def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Ep
             write_episodes(data_dir, [as_labelled_demo(demo)], name=name)
     if cfg.rounds == 0:
         log.warning("SimDist+BC with 0 rounds never finetunes: it equals SimDist zero-shot")
-    result = adapt(task, checkpoint, out, cfg, mppi, finetune_config(ft), physics=physics, progress=progress,
+    result = adapt(task, checkpoint, out, cfg, mppi, with_bc_head(ft), physics=physics, progress=progress,
                    sim_data=sim_data)
     result["method"] = METHOD
     return result
