@@ -114,3 +114,11 @@ def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pret
     assert len(list((out / "real_data" / "episodes").glob("*.h5"))) == 6
     with pytest.raises(ValueError, match="corrections"):
         adapt(task, pretrained, out, cfg, mppi, ft, progress=False, corrections=CorrectionConfig(3))
+
+
+def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
+    from simdist.cli import main
+
+    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path), "--out", str(tmp_path / "a"),
+                 "--corrected-episodes", "2", "--takeover-s", "0"]) == 2
+    assert "takeover_s > 0" in caplog.text and not (tmp_path / "a").exists()
