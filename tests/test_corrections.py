@@ -122,3 +122,28 @@ def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
     assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path), "--out", str(tmp_path / "a"),
                  "--corrected-episodes", "2", "--takeover-s", "0"]) == 2
     assert "takeover_s > 0" in caplog.text and not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("replay_labels", [True, False])
+def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data,
+                                                                    replay_labels):
+    from simdist.config import FinetuneConfig, with_bc_head
+    from simdist.train import finetune
+
+    task = get_task("pendulum")
+    log = EpisodeLogger(tmp_path / "logs", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)
+    env = task.make_env("real", seed=0)
+    for k in range(3):
+        obs, _ = env.reset(seed=k)
+        log.start()
+        for t in range(20):  # an operator step only at the very end: no window's chunk reaches it
+            log.log(obs, np.array([0.5]), corrected=t == 19)
+            obs, *_ = env.step(np.array([0.5]))
+        log.end(success=False)
+    cfg = with_bc_head(FinetuneConfig(steps=4, batch_size=8, warmup_steps=1, val_every=4, sim_replay_fraction=0.5,
+                                      replay_labels=replay_labels))
+    finetune(pretrained, tmp_path / "logs", tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
+             sim_data=pendulum_data)
+    before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft").state_dict()
+    policy_same = all(torch.equal(p, after[name]) for name, p in before.parameter_group("policy"))
+    assert policy_same != replay_labels  # without replay labels, nothing here teaches the BC head

@@ -70,8 +70,8 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
                           recorded_since: tuple[str, ...] = ()) -> None:
     """A rerun into an existing folder resumes only the same experiment (its real episodes were collected under
     those settings); anything but `may_change` (section.field) differing is refused, naming it. A setting in
-    `recorded_since` that the file does not hold at all (written before it was recorded) is taken on trust, with
-    a warning."""
+    `recorded_since` (a section, or one section.field) that the file does not hold at all (written before it was
+    recorded) is taken on trust, with a warning."""
     if not path.exists():
         return
 
@@ -83,8 +83,13 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
 
     a, b = flat(json.loads(path.read_text())), flat(json.loads(json.dumps(settings)))
     differ = sorted(k for k in set(a) | set(b) if k not in may_change and json.dumps(a.get(k)) != json.dumps(b.get(k)))
-    unrecorded = [k for k in differ if k.split(".")[0] in recorded_since and not any(
-        key == k.split(".")[0] or key.startswith(k.split(".")[0] + ".") for key in a)]
+    def predates(k: str) -> bool:  # a whole section (e.g. "physics") or one field recorded since
+        top = k.split(".")[0]
+        if k in recorded_since:
+            return k not in a
+        return top in recorded_since and not any(key == top or key.startswith(top + ".") for key in a)
+
+    unrecorded = [k for k in differ if predates(k)]
     for k in unrecorded:
         log.warning("%s predates recording %s; resuming on the assumption that it was %s", path, k, b.get(k))
     differ = [k for k in differ if k not in unrecorded]
@@ -165,7 +170,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
                         "finetune trains the policy head with the BC term (config.with_bc_head)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
-                          recorded_since=("physics",))
+                          recorded_since=("physics", "finetune.replay_labels"))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)

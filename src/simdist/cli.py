@@ -92,6 +92,8 @@ def cmd_finetune(args) -> dict:
         cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set)))
     if args.sim_replay is not None:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
+    if args.no_replay_labels:
+        cfg = replace(cfg, replay_labels=False)
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
             "train_loss": result.train_loss, "val_loss": result.val_loss}
@@ -272,6 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override an Eq. 2 loss weight (default: latent only), e.g. bc=1 for labelled demonstrations")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
+    sp.add_argument("--no-replay-labels", action="store_true",
+                    help="replayed sim windows train the latent term only; trainable heads learn from real labels alone")
     for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
         sp = add(name, fn, help)
         sp.add_argument("task")

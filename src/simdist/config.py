@@ -128,9 +128,12 @@ class FinetuneConfig:
     # "reward", "value", "policy" (see WorldModel.PARAMETER_GROUPS).
     trainable: tuple[str, ...] = ("dynamics",)
     loss: LossConfig = LossConfig(latent=1.0, reward=0.0, value=0.0, bc=0.0)
-    # Share of each batch drawn from the simulation dataset (latent loss only). The paper finetunes on real
-    # data alone (0.0); replay keeps the dynamics' response to actions the real data never tries.
+    # Share of each batch drawn from the simulation dataset. The paper finetunes on real data alone (0.0);
+    # replay keeps the dynamics' response to actions the real data never tries.
     sim_replay_fraction: float = 0.0
+    # Whether replayed simulation windows also feed the labelled terms (BC, reward, value) of `loss`. False keeps
+    # them to the latent term, so a trainable head learns from the real labels alone (operator corrections).
+    replay_labels: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))

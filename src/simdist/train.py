@@ -259,6 +259,9 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         if sim_data is None:
             raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
         replay = load_windows(sim_data, model.cfg, device)
+        if not cfg.replay_labels:  # replayed windows train the latent term only
+            replay.labelled.zero_()
+            replay.bc_labelled.zero_()
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
