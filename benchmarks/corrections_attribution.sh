@@ -22,12 +22,14 @@ for g in policy dynamics; do
   [ -f runs/hyb_corr_s0r1_$g/model.safetensors ] || python benchmarks/swap_groups.py --base runs/q_lowfric \
     --donor $RUN/round_01/model --groups $g --out runs/hyb_corr_s0r1_$g
 done
-variant() {  # name source mode tag
-  [ -d runs/$1 ] || python benchmarks/corrections_variants.py "$3" "$2" runs/$1
-  [ -f runs/$1_ft/model.safetensors ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint runs/q_lowfric \
-    --data runs/$1 --out runs/$1_ft --preset quadruped-cpu --steps 2000 --sim-data runs/quadruped_data_v3 \
-    --trainable dynamics,policy --loss-set bc=4 --quiet
-  evaluate "$4" runs/$1_ft "${real[@]}" "${mppi[@]}"
+variant() {  # name source mode tag [suffix finetune options…]
+  local name=$1 src=$2 mode=$3 tag=$4 suffix=${5:-}
+  shift $(($# < 5 ? $# : 5))
+  [ -d runs/$name ] || python benchmarks/corrections_variants.py "$mode" "$src" runs/$name
+  [ -f runs/${name}_ft$suffix/model.safetensors ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint runs/q_lowfric \
+    --data runs/$name --out runs/${name}_ft$suffix --preset quadruped-cpu --steps 2000 --sim-data runs/quadruped_data_v3 \
+    --trainable dynamics,policy --loss-set bc=4 --quiet "$@"
+  evaluate "$tag" runs/${name}_ft$suffix "${real[@]}" "${mppi[@]}"
 }
 (
   evaluate "q_lowfric + round_01 policy of adapt_corr_mu019_s0" runs/hyb_corr_s0r1_policy "${real[@]}" "${mppi[@]}"
@@ -35,6 +37,8 @@ variant() {  # name source mode tag
     "${real[@]}" --agent policy
   variant corr_s0r0_mask1 $RUN/real_data mask-1 "round-0 corrections of s0, first 1 operator steps of each takeover not cloned"
   variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps"
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, BC on real labels only (--no-replay-labels), dynamics+policy 2000 steps" _reallabels --no-replay-labels
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps at lr 2e-5 (10x lower)" _lr2e-5 --set lr=2e-5 --set lr_end=1e-5
 ) &
 (
   evaluate "q_lowfric + round_01 dyn of adapt_corr_mu019_s0" runs/hyb_corr_s0r1_dynamics "${real[@]}" "${mppi[@]}"
@@ -43,5 +47,7 @@ variant() {  # name source mode tag
   variant corr_s0r0_mask25 $RUN/real_data mask-25 "round-0 corrections of s0, first 25 operator steps of each takeover not cloned"
   variant alg2_sub13k runs/slope_real_mu019_alg2 alg2 "privileged Alg. 2 real data, 3.7 robot min (every 7th episode), dynamics+policy 2000 steps"
   variant corr_s0r0_nofall $RUN/real_data nofall "round-0 corrected episodes of s0, operator steps cloned only from episodes that did not fall, dynamics+policy 2000 steps"
+  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared, no replay labels (policy untrained in effect), dynamics+policy 2000 steps" _reallabels --no-replay-labels
+  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps at lr 2e-5" _lr2e-5 --set lr=2e-5 --set lr_end=1e-5
 ) &
 wait

@@ -1,7 +1,8 @@
 """Datasets for attributing what cloning operator corrections does (session 14, docs/results.md).
 
 Each variant is a new dataset built from round 0 of a `simdist adapt --corrected-episodes` run (`r00_*` files):
-    mask-K   the first K operator steps of every takeover are not flagged (the handover transient is not cloned)
+    mask-K   the first K operator steps of every takeover are not flagged (the handover transient is not cloned;
+             mask-0: the round-0 data as recorded)
     zeros    no operator step is flagged (the corrected episodes train the dynamics only; BC sees sim replay alone)
     nofall   operator steps are flagged only in corrected episodes that did not fall
     alg2     instead, every 7th episode of a privileged Alg. 2 real dataset, up to MAX_STEPS (same robot time)

@@ -80,7 +80,7 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import LossConfig, finetune_preset, parse_overrides, replace, with_steps
+    from simdist.config import FinetuneConfig, LossConfig, finetune_preset, parse_overrides, replace, with_steps
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
@@ -94,6 +94,7 @@ def cmd_finetune(args) -> dict:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
     if args.no_replay_labels:
         cfg = replace(cfg, replay_labels=False)
+    cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
             "train_loss": result.train_loss, "val_loss": result.val_loss}
@@ -276,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
     sp.add_argument("--no-replay-labels", action="store_true",
                     help="replayed sim windows train the latent term only; trainable heads learn from real labels alone")
+    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
+                    help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5")
     for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
         sp = add(name, fn, help)
         sp.add_argument("task")
