@@ -52,6 +52,7 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     config = json.loads(config_path.read_text())
     assert config.pop("physics") is None
     assert config["finetune"].pop("replay_labels") is True  # nor replay_labels (session 14): same, one field
+    assert config["finetune"].pop("policy_anchor") == 0.0
     config_path.write_text(json.dumps(config))
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
                  "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),

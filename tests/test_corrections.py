@@ -147,3 +147,23 @@ def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pr
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft").state_dict()
     policy_same = all(torch.equal(p, after[name]) for name, p in before.parameter_group("policy"))
     assert policy_same != replay_labels  # without replay labels, nothing here teaches the BC head
+
+
+def test_policy_anchor_keeps_the_head_on_untaught_windows_only():
+    from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
+
+    torch.manual_seed(0)
+    spec = get_task("pendulum").spec
+    model = WorldModel(model_preset("cpu"), spec)
+    B, H, T = 4, model.cfg.history, model.cfg.horizon
+    P, A = spec.obs_shapes["proprio"][0], spec.action_dim
+    batch = {"obs": {"proprio": torch.randn(B, P)}, "hist_proprio": torch.randn(B, H, P),
+             "hist_action": torch.randn(B, H, A), "expert": torch.zeros(B, T), "bc_labelled": torch.ones(B)}
+    anchor = frozen_copy(model)
+    assert policy_anchor_loss(model, anchor, batch) == 0.0  # unchanged head: nothing to pay
+    with torch.no_grad():
+        model.policy_position.add_(0.5)
+    moved = policy_anchor_loss(model, anchor, batch)
+    assert moved > 0 and moved.requires_grad and not any(p.requires_grad for p in anchor.parameters())
+    batch["expert"][:, 0] = 1.0  # every window is taught by its expert label: the anchor lets go
+    assert policy_anchor_loss(model, anchor, batch) == 0.0

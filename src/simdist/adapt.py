@@ -170,7 +170,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
                         "finetune trains the policy head with the BC term (config.with_bc_head)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
-                          recorded_since=("physics", "finetune.replay_labels"))
+                          recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor"))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)

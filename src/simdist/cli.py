@@ -9,6 +9,8 @@ import logging
 import sys
 from pathlib import Path
 
+from simdist.config import CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
+
 log = logging.getLogger("simdist")
 
 
@@ -150,19 +152,18 @@ def cmd_expert_eval(args) -> dict:
 
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import finetune_preset, replace, with_steps
-    from simdist.config import CorrectionConfig, with_bc_head
+    from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
         ft = with_steps(ft, args.finetune_steps)
     cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed,
                       initial_data=args.initial_data)
-    if args.sim_replay is not None:
-        ft = replace(ft, sim_replay_fraction=args.sim_replay)
+    ft = ft if args.sim_replay is None else replace(ft, sim_replay_fraction=args.sim_replay)
     corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
     if corrections.episodes_per_round:
         ft = with_bc_head(ft)
+    ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
     mppi = _mppi(args.mppi or args.preset, args.prior_weight, args.mppi_set)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
                  progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
@@ -322,8 +323,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
     sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
-    from simdist.config import CorrectionConfig
-
     sp.add_argument("--corrected-episodes", type=int, default=0, metavar="K",
                     help="per round, K more episodes in which an operator takes over now and then; the finetune then "
                          "also trains the policy head on the operator's steps (docs/real-robot.md)")
@@ -331,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stand-in operator: takeovers per second of robot control")
     sp.add_argument("--takeover-s", type=float, default=CorrectionConfig.takeover_s,
                     help="stand-in operator: length of each takeover in seconds")
+    sp.add_argument("--finetune-set", action="append", metavar="FIELD=VALUE",
+                    help="override a FinetuneConfig field of the preset (repeatable), e.g. policy_anchor=10")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu")

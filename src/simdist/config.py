@@ -134,6 +134,9 @@ class FinetuneConfig:
     # Whether replayed simulation windows also feed the labelled terms (BC, reward, value) of `loss`. False keeps
     # them to the latent term, so a trainable head learns from the real labels alone (operator corrections).
     replay_labels: bool = True
+    # Weight of a proximal term that keeps the policy head's chunk, on windows without expert labels, where it was
+    # before the finetune (model/policy_anchor.py); 0 = off. Only with "policy" trainable.
+    policy_anchor: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))

@@ -23,6 +23,7 @@ from simdist.config import FinetuneConfig, LossConfig, ModelConfig, TrainConfig
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
+from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 
@@ -104,8 +105,8 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
           replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
-          extra_loss=None, keep_checkpoints: bool = False, ema_decay: float = 0.0) -> TrainResult:
-    """`extra_loss(batch) -> (weighted loss, name, unweighted float)` adds a term to every training step.
+          extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0) -> TrainResult:
+    """Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
     With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
     raw weights go to OUT/raw for an exact resume."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -151,7 +152,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
             loss, train_logs = world_model_loss(model, batch, weights)
-            if extra_loss is not None:
+            for extra_loss in extra_losses:
                 term, name, value = extra_loss(batch)
                 loss = loss + term
                 train_logs = {**train_logs, name: value, "total": train_logs["total"] + float(term.detach())}
@@ -265,16 +266,26 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
-    extra_loss = None
+    extra_losses = []
     if "value" in cfg.trainable and value_td.weight:
         target_value = value_target_network(model)  # the pretrained value, before any update
         extra["value_td"] = asdict(value_td)
 
-        def extra_loss(batch: dict) -> tuple[torch.Tensor, str, float]:
+        def value_td_term(batch: dict) -> tuple[torch.Tensor, str, float]:
             term = value_td_loss(model, target_value, batch, value_td.discount)
             return value_td.weight * term, "value_td", float(term.detach())
+        extra_losses.append(value_td_term)
+    if "policy" in cfg.trainable and cfg.policy_anchor:
+        if {"encoder", "history"} & set(cfg.trainable):
+            raise ValueError("policy_anchor compares the head on one context: keep the encoder and history frozen")
+        anchor = frozen_copy(model)  # the head before any update
+
+        def anchor_term(batch: dict) -> tuple[torch.Tensor, str, float]:
+            term = policy_anchor_loss(model, anchor, batch)
+            return cfg.policy_anchor * term, "policy_anchor", float(term.detach())
+        extra_losses.append(anchor_term)
     return _loop(model, params, data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                  lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
                  val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, weights=cfg.loss,
                  grad_clip=None, extra=extra, progress=progress, replay=replay,
-                 replay_fraction=cfg.sim_replay_fraction, extra_loss=extra_loss)
+                 replay_fraction=cfg.sim_replay_fraction, extra_losses=extra_losses)
