@@ -39,6 +39,7 @@ variant() {  # name source mode tag [suffix finetune options…]
   variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps"
   variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, BC on real labels only (--no-replay-labels), dynamics+policy 2000 steps" _reallabels --no-replay-labels
   variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps at lr 2e-5 (10x lower)" _lr2e-5 --set lr=2e-5 --set lr_end=1e-5
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps, policy_anchor=30" _anchor30 --set policy_anchor=30
 ) &
 (
   evaluate "q_lowfric + round_01 dyn of adapt_corr_mu019_s0" runs/hyb_corr_s0r1_dynamics "${real[@]}" "${mppi[@]}"

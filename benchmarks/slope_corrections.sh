@@ -15,12 +15,14 @@ STEPS=${STEPS:-2000}
 RATE=${RATE:-0.5}
 TAKEOVER_S=${TAKEOVER_S:-1.0}
 NAME=${NAME:-adapt_corr_mu019}
+ANCHOR=${ANCHOR:-0}  # FinetuneConfig.policy_anchor; session 14 also ran ANCHOR=30 NAME=adapt_corr_anchor30_mu019
 for seed in $SEEDS; do
   out=runs/${NAME}_s$seed
   OMP_NUM_THREADS=1 simdist adapt slippery-slope --checkpoint runs/q_lowfric --rounds "$ROUNDS" \
     --episodes-per-round 15 --grid all --preset quadruped-cpu --prior-weight 10 \
     --physics benchmarks/physics/slope_real_mu0.19.json --sim-data runs/quadruped_data_v3 --seed "$seed" \
     --finetune-steps "$STEPS" --corrected-episodes "$K" --takeover-rate "$RATE" --takeover-s "$TAKEOVER_S" \
+    --finetune-set policy_anchor="$ANCHOR" \
     --out "$out" --quiet --json > "runs/${NAME}_s$seed.json" 2> "runs/${NAME}_s$seed.log" &&
     cp "$out/adapt_results.json" "benchmarks/results/${NAME}_s$seed.json" &
 done
