@@ -124,6 +124,19 @@ def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
     assert "takeover_s > 0" in caplog.text and not (tmp_path / "a").exists()
 
 
+def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained, pendulum_data):
+    from simdist.cli import main
+    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
+
+    out = tmp_path / "a"
+    assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--out", str(out), "--rounds", "1",
+                 "--episodes-per-round", "1", "--corrected-episodes", "1", "--finetune-steps", "3", "--quiet",
+                 "--sim-data", str(pendulum_data)]) == 0
+    ft = json.loads((out / "adapt_config.json").read_text())["finetune"]
+    assert ft["trainable"] == ["dynamics", "policy"] and ft["loss"]["bc"] > 0
+    assert ft["policy_anchor"] == CORRECTIONS_POLICY_ANCHOR
+
+
 @pytest.mark.parametrize("replay_labels", [True, False])
 def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data,
                                                                     replay_labels):

@@ -169,6 +169,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         if "policy" not in ft.trainable or not ft.loss.bc:
             log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
                         "finetune trains the policy head with the BC term (config.with_bc_head)")
+        elif not ft.policy_anchor:
+            log.warning("cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
+                        "own states and break a working gait (docs/real-robot.md §3)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor"))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))

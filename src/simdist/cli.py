@@ -94,8 +94,7 @@ def cmd_finetune(args) -> dict:
         cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set)))
     if args.sim_replay is not None:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
-    if args.no_replay_labels:
-        cfg = replace(cfg, replay_labels=False)
+    cfg = replace(cfg, replay_labels=False) if args.no_replay_labels else cfg
     cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
@@ -153,6 +152,7 @@ def cmd_expert_eval(args) -> dict:
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
     from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
+    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
@@ -161,8 +161,8 @@ def cmd_adapt(args) -> dict:
                       initial_data=args.initial_data)
     ft = ft if args.sim_replay is None else replace(ft, sim_replay_fraction=args.sim_replay)
     corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
-    if corrections.episodes_per_round:
-        ft = with_bc_head(ft)
+    if corrections.episodes_per_round:  # clone the operator, and keep the head elsewhere (docs/real-robot.md §3)
+        ft = replace(with_bc_head(ft), policy_anchor=CORRECTIONS_POLICY_ANCHOR)
     ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
     mppi = _mppi(args.mppi or args.preset, args.prior_weight, args.mppi_set)
     return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,

@@ -24,6 +24,9 @@ from simdist.data.episodes import episode_files, read_episode_file, read_info, w
 from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
+# FinetuneConfig.policy_anchor for `simdist adapt --corrected-episodes`: without it a few minutes of corrections broke
+# the Slippery Slope head (0.00); at 30 it held (0.47), docs/results.md session 14
+CORRECTIONS_POLICY_ANCHOR = 30.0
 
 class CorrectedAgent:
     """The robot's agent, with an operator taking over in windows; `flags` marks the operator's steps this episode."""
