@@ -34,17 +34,24 @@ def test_logger_keeps_operator_flags_as_bc_only_labels(tmp_path):
     assert b["bc_labelled"].tolist() == [1.0] * 8 + [0.0] * 8  # expert flags only where the operator was logged
 
 
-def test_bc_term_trains_on_correction_windows_without_reward_or_value():
+def _pendulum_model_and_batch(B: int = 4):
+    """A fresh pendulum model and a batch of B real-like windows: no reward or value, expert flags on every step."""
     torch.manual_seed(0)
     spec = get_task("pendulum").spec
     model = WorldModel(model_preset("cpu"), spec)
-    B, H, T = 4, model.cfg.history, model.cfg.horizon
+    H, T = model.cfg.history, model.cfg.horizon
     P, A = spec.obs_shapes["proprio"][0], spec.action_dim
     batch = {"obs": {"proprio": torch.randn(B, P)}, "hist_proprio": torch.randn(B, H, P),
              "hist_action": torch.randn(B, H, A), "actions": torch.randn(B, T, A),
              "future_obs": {"proprio": torch.randn(B, T, P)}, "rewards": torch.full((B, T), float("nan")),
              "values": torch.full((B, T), float("nan")), "expert": torch.ones(B, T),
-             "labelled": torch.zeros(B), "bc_labelled": torch.tensor([1.0, 1.0, 0.0, 0.0])}
+             "labelled": torch.zeros(B), "bc_labelled": torch.ones(B)}
+    return model, batch
+
+
+def test_bc_term_trains_on_correction_windows_without_reward_or_value():
+    model, batch = _pendulum_model_and_batch()
+    batch["bc_labelled"] = torch.tensor([1.0, 1.0, 0.0, 0.0])
     total, logs = world_model_loss(model, batch, LossConfig())
     assert logs["reward"] == logs["value"] == 0.0 and logs["bc"] > 0 and torch.isfinite(total)
     batch["expert"][:, 0] = 0  # the operator handed back before the window's first step: nothing to clone
@@ -165,13 +172,8 @@ def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pr
 def test_policy_anchor_keeps_the_head_on_untaught_windows_only():
     from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 
-    torch.manual_seed(0)
-    spec = get_task("pendulum").spec
-    model = WorldModel(model_preset("cpu"), spec)
-    B, H, T = 4, model.cfg.history, model.cfg.horizon
-    P, A = spec.obs_shapes["proprio"][0], spec.action_dim
-    batch = {"obs": {"proprio": torch.randn(B, P)}, "hist_proprio": torch.randn(B, H, P),
-             "hist_action": torch.randn(B, H, A), "expert": torch.zeros(B, T), "bc_labelled": torch.ones(B)}
+    model, batch = _pendulum_model_and_batch()
+    batch["expert"].zero_()  # the robot's own steps
     anchor = frozen_copy(model)
     assert policy_anchor_loss(model, anchor, batch) == 0.0  # unchanged head: nothing to pay
     with torch.no_grad():
