@@ -28,6 +28,7 @@ CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditi
 # the Slippery Slope head (0.00); at 30 it held (0.47), docs/results.md session 14
 CORRECTIONS_POLICY_ANCHOR = 30.0
 
+
 class CorrectedAgent:
     """The robot's agent, with an operator taking over in windows; `flags` marks the operator's steps this episode."""
 
