@@ -94,7 +94,6 @@ def cmd_finetune(args) -> dict:
         cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set)))
     if args.sim_replay is not None:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
-    cfg = replace(cfg, replay_labels=False) if args.no_replay_labels else cfg
     cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
@@ -276,10 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override an Eq. 2 loss weight (default: latent only), e.g. bc=1 for labelled demonstrations")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
-    sp.add_argument("--no-replay-labels", action="store_true",
-                    help="replayed sim windows train the latent term only; trainable heads learn from real labels alone")
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                    help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5")
+                    help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5, "
+                         "--set replay_labels=false (replayed sim windows train the latent term only)")
     for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
         sp = add(name, fn, help)
         sp.add_argument("task")

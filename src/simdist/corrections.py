@@ -4,7 +4,8 @@ Dynamics-only adaptation cannot teach the planner a behaviour its frozen BC head
 Slippery Slope at μ = 0.19, the slow climb; docs/results.md, session 13). An operator who takes over for a moment
 shows it, in the states the robot itself reaches. Every step of a corrected episode is real data for the dynamics;
 the steps the operator drove are flagged (`Episode.expert`), and a finetune with the policy head trainable and the
-Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the first robot-driven step).
+Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the first
+robot-driven step); `FinetuneConfig.policy_anchor` keeps the head where it was on the other steps.
 
 On a robot a human decides when to take over and logs it with `EpisodeLogger.log(..., corrected=True)`. In the
 simulated `real` domains the operator is the task's privileged teleoperator (baselines/demonstrations.py) and takes

@@ -251,7 +251,7 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
     for terms, steps, labels in ((("reward", "value"), data.labelled_steps, "reward/value labels"),
-                                 (("bc",), data.bc_labelled_steps, "expert flags (demonstrations or operator corrections)")):
+                                 (("bc",), data.bc_labelled_steps, "expert flags (demonstrations, corrections)")):
         if any(getattr(cfg.loss, k) > 0 for k in terms) and not steps.any():
             raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
                              f"{data_dir} has none (plain robot logs have neither; see docs/real-robot.md)")

@@ -3,7 +3,8 @@
 Identical to `simdist.adapt` except that each finetune trains the dynamics *and* the policy head, with the
 BC term on the teleoperated demonstrations added to the latent term. The demonstrations are written into
 the run's real dataset before the loop starts, flagged as expert actions (no reward or value: the BC term needs
-only the flags), and the planner's own rollouts stay unlabelled, so only demonstrations are cloned. Demonstration minutes count as real-robot minutes in the results.
+only the flags), and the planner's own rollouts stay unlabelled, so only demonstrations are cloned.
+Demonstration minutes count as real-robot minutes in the results.
 """
 
 from __future__ import annotations

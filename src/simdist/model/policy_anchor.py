@@ -6,6 +6,8 @@ of the head's action chunk on every window whose first step carries no expert la
 head as it was before the finetune:
     anchor = mean over those windows of ‖π(c) − π₀(c)‖²   (normalised actions, c = the frozen encoder's context)
 The encoder and history stay frozen whenever the policy head is finetuned this way, so π and π₀ read one context.
+It is recomputed here without gradient (encoder and history forward once more per step): the loss's forward does
+not expose it, and the anchor is used only in short finetunes.
 """
 
 from __future__ import annotations
