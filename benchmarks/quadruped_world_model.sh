@@ -3,13 +3,7 @@
 # pretraining runs that produced it. About 3 h on 2 CPU cores; each `simdist pretrain` resumes if interrupted.
 set -euo pipefail
 R=${R:-runs}
-gen() { python -m simdist.tasks.quadruped.generate_batched --envs 64 "$@"; }
-# 1.95 M transitions on the training terrain (two chunks into one dataset), 0.77 M on the two courses
-gen --task foam --out "$R/quadruped_data_v1" --transitions 1000000 --seed 0
-gen --task foam --out "$R/quadruped_data_v1" --transitions 1000000 --seed 1
-gen --task foam --scene course --out "$R/foam_course_data" --transitions 400000 --seed 2
-gen --task slippery-slope --scene course --out "$R/slope_course_data" --transitions 400000 --seed 3
-simdist merge "$R/quadruped_data_v1" "$R/foam_course_data" "$R/slope_course_data" --out "$R/quadruped_data_v2"
+R="$R" bash "$(dirname "$0")/quadruped_data_v2.sh"  # 1.95 M terrain + 0.77 M course transitions
 # 18k → 40k → 80k steps on the terrain data (BC head attending to the whole context, as it was then), 100k on the
 # merged data, 110k without the past actions in the BC head's context, 120k on z_t alone (the preset's setting now)
 with_actions=(--model-set policy_sees_actions=true --model-set policy_sees_history=true)

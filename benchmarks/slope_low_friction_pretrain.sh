@@ -14,6 +14,15 @@ STEPS=${STEPS:-6000}
 SEEDS=${SEEDS:-"0"}
 RECORD=benchmarks/results/slope_low_friction.jsonl
 OUT=$R/q_lowfric
+# Its inputs, if missing: the shipped model before session 9's sensor-noise steps (git history) and quadruped_data_v2
+# (benchmarks/quadruped_data_v2.sh, ≈ 12 min on an idle machine).
+if [ ! -f "$R/q_v2_nohist/model.safetensors" ]; then
+  mkdir -p "$R/q_v2_nohist"
+  for f in config.json model.safetensors metrics.jsonl; do
+    git show "5445b93^:checkpoints/quadruped-cpu/$f" > "$R/q_v2_nohist/$f"
+  done
+fi
+R="$R" bash benchmarks/quadruped_data_v2.sh
 [ -d "$R/slope_lowfric_data" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched \
   --task slippery-slope --scene course --physics benchmarks/physics/sim_low_foot_friction.json --envs 64 \
   --transitions 600000 --seed 20 --out "$R/slope_lowfric_data"
@@ -21,6 +30,10 @@ OUT=$R/q_lowfric
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$R/quadruped_data_v3" --out "$OUT" \
   --init-from "$R/q_v2_nohist" --preset quadruped-cpu --steps "$STEPS" --train-set lr=2e-4 --train-set lr_end=1e-4 \
   --train-set warmup_steps=200 --quiet
+# The shipped copy (checkpoints/quadruped-lowfric): SHIP=1 bash benchmarks/slope_low_friction_pretrain.sh
+if [ "${SHIP:-0}" = 1 ]; then
+  mkdir -p checkpoints/quadruped-lowfric && cp "$OUT"/{config.json,model.safetensors,metrics.jsonl} checkpoints/quadruped-lowfric/
+fi
 for seed in $SEEDS; do
   for model in "$OUT" "$R/q_v2_nohist"; do
     evaluate_to "$RECORD" "{\"domain\": \"sim\", \"foot_friction\": 0.2, \"seed\": $seed}" \

@@ -179,8 +179,9 @@ def test_every_model_preset_has_training_and_finetuning_presets():
         model_preset("nope")
 
 
-def test_shipped_quadruped_model_walks_the_slope_in_sim():
-    """checkpoints/quadruped-cpu loads (weights, normaliser, config) and its BC head climbs the sim slope."""
+@pytest.mark.parametrize("name", ["quadruped-cpu", "quadruped-lowfric"])
+def test_shipped_quadruped_model_walks_the_slope_in_sim(name):
+    """A shipped quadruped model loads (weights, normaliser, config) and its BC head climbs the sim slope."""
     from pathlib import Path
 
     from simdist.checkpoint import load_model
@@ -188,7 +189,7 @@ def test_shipped_quadruped_model_walks_the_slope_in_sim():
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.registry import get_task
 
-    root = Path(__file__).resolve().parents[1] / "checkpoints" / "quadruped-cpu"
+    root = Path(__file__).resolve().parents[1] / "checkpoints" / name
     model = load_model(root)
     assert model.cfg.horizon == 25 and not model.cfg.policy_sees_history
     task = get_task("slippery-slope")
