@@ -179,7 +179,7 @@ def test_every_model_preset_has_training_and_finetuning_presets():
         model_preset("nope")
 
 
-@pytest.mark.parametrize("name", ["quadruped-cpu", "quadruped-lowfric"])
+@pytest.mark.parametrize("name", ["quadruped-cpu", "quadruped-lowfric", "quadruped-lowfric-history"])
 def test_shipped_quadruped_model_walks_the_slope_in_sim(name):
     """A shipped quadruped model loads (weights, normaliser, config) and its BC head climbs the sim slope."""
     from pathlib import Path
@@ -191,7 +191,7 @@ def test_shipped_quadruped_model_walks_the_slope_in_sim(name):
 
     root = Path(__file__).resolve().parents[1] / "checkpoints" / name
     model = load_model(root)
-    assert model.cfg.horizon == 25 and not model.cfg.policy_sees_history
+    assert model.cfg.horizon == 25 and model.cfg.policy_sees_history == name.endswith("-history")
     task = get_task("slippery-slope")
     ics = task.initial_conditions("0.5", 1, seed=0)
     result = rollout(task, task.make_env("sim", seed=0), PolicyAgent(model), ics, seed=0)
