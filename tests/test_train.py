@@ -102,6 +102,24 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
         finetune(pretrained, real, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False)
 
 
+def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(pretrained, pendulum_data, tmp_path):
+    from simdist.config import LossConfig
+
+    before = ckpt.load_model(pretrained)
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
+                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
+    history = not before.cfg.policy_sees_history
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
+             model_overrides={"policy_sees_history": history})
+    after = ckpt.load_model(tmp_path / "ft")
+    assert after.cfg.policy_sees_history == history and after.cfg.latent_dim == before.cfg.latent_dim
+    changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    assert changed and changed <= {name for name, _ in before.parameter_group("policy")}
+    with pytest.raises(ValueError, match=r"cannot change ModelConfig \['latent_dim'\].*policy_sees_history"):
+        finetune(pretrained, pendulum_data, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False,
+                 model_overrides={"latent_dim": 8})
+
+
 def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):
     cfg = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
     full = pretrain(pendulum_data, tmp_path / "full", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)

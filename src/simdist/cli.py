@@ -82,7 +82,8 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import FinetuneConfig, LossConfig, finetune_preset, parse_overrides, replace, with_steps
+    from simdist.config import (FinetuneConfig, LossConfig, ModelConfig, finetune_preset, parse_overrides, replace,
+                                with_steps)
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
@@ -90,12 +91,12 @@ def cmd_finetune(args) -> dict:
         cfg = with_steps(cfg, args.steps)
     if args.trainable:
         cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
-    if args.loss_set:
-        cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set)))
+    cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
     if args.sim_replay is not None:
         cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
     cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
-    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data)
+    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data,
+                      model_overrides=parse_overrides(ModelConfig, args.model_set or []))
     return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
             "train_loss": result.train_loss, "val_loss": result.val_loss}
 
@@ -278,20 +279,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5, "
                          "--set replay_labels=false (replayed sim windows train the latent term only)")
-    for name, fn, help in (("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain"),):
-        sp = add(name, fn, help)
-        sp.add_argument("task")
-        sp.add_argument("--checkpoint", required=True)
-        sp.add_argument("--domain", default="sim", choices=("sim", "real"))
-        sp.add_argument("--grid", default="all")
-        sp.add_argument("--trials", type=int, default=20)
-        sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
-        sp.add_argument("--mppi", default="cpu", help="MPPI preset")
-        sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
-        sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                        help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
-        sp.add_argument("--seed", type=int, default=0)
-        sp.add_argument("--physics", help="JSON/YAML physics override file")
+    sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
+                    help="change a ModelConfig field that leaves the weights' shapes, e.g. policy_sees_history=true")
+    sp = add("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain")
+    sp.add_argument("task")
+    sp.add_argument("--checkpoint", required=True)
+    sp.add_argument("--domain", default="sim", choices=("sim", "real"))
+    sp.add_argument("--grid", default="all")
+    sp.add_argument("--trials", type=int, default=20)
+    sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
+    sp.add_argument("--mppi", default="cpu", help="MPPI preset")
+    sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--physics", help="JSON/YAML physics override file")
     expert = sub.add_parser("expert", help="privileged expert commands").add_subparsers(dest="expert_cmd", required=True)
     sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")
     sp.set_defaults(fn=cmd_expert_eval)

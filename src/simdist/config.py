@@ -70,6 +70,11 @@ class ModelConfig:
             raise ValueError(f"head_type must be 'transformer' or 'mlp', got {self.head_type!r}")
 
 
+# ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
+# to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
+FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std")
+
+
 @dataclass(frozen=True)
 class LossConfig:
     """Eq. 2 weights on z-scored targets (authors' code: 1 / 1 / 1 / 4)."""
@@ -347,7 +352,8 @@ def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
 
 
 __all__ = [
-    "AttentionStack", "ModelConfig", "LossConfig", "TrainConfig", "FinetuneConfig", "MPPIConfig",
+    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "LossConfig", "TrainConfig", "FinetuneConfig",
+    "MPPIConfig",
     "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace", "with_steps",
     "parse_overrides",
 ]

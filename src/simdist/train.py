@@ -11,6 +11,7 @@ import json
 import logging
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
-from simdist.config import FinetuneConfig, LossConfig, ModelConfig, TrainConfig
+from simdist.config import FINETUNE_MODEL_FIELDS, FinetuneConfig, LossConfig, ModelConfig, TrainConfig, replace
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
@@ -235,7 +236,8 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
 
 def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
              device: torch.device | None = None, progress: bool = True,
-             sim_data: str | Path | None = None, value_td: ValueTDConfig = ValueTDConfig()) -> TrainResult:
+             sim_data: str | Path | None = None, value_td: ValueTDConfig = ValueTDConfig(),
+             model_overrides: dict[str, Any] | None = None) -> TrainResult:
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
@@ -246,6 +248,11 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     device = device or default_device()
     torch.manual_seed(cfg.seed)
     model = ckpt.load_model(checkpoint_dir, map_location=device)
+    if model_overrides:  # e.g. let a retrained BC head see the history (FINETUNE_MODEL_FIELDS)
+        if bad := sorted(set(model_overrides) - set(FINETUNE_MODEL_FIELDS)):
+            raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
+                             f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}")
+        model.cfg = replace(model.cfg, **model_overrides)
     data = load_windows(data_dir, model.cfg, device)
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
