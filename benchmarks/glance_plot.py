@@ -64,15 +64,18 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
         ("Slippery Slope, μ = 0.19,\nlow-friction model (3 seeds)",
-         jsonl_mean("slope_low_friction", domain="sim", checkpoint="runs/q_lowfric", foot_friction=None),
+         jsonl_mean("slope_low_friction", domain="sim", checkpoint="runs/q_lowfric", foot_friction=None,
+                    panel_friction=None),  # randomised `sim`, not session 15's μ = 0.19 panel rows
          slope_lowfric[0], slope_lowfric[-1], best_baseline("compare_slope_mu019_lowfric_3seeds")),
+        ("Slippery Slope, μ = 0.19,\nhistory BC head (2 seeds)", None,  # session 15
+         *adapt_mean("adapt_phist_mu019_s[01].json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
     ]
 
 
 def main() -> None:
     data = rows()
     x = np.arange(len(data))
-    fig, ax = plt.subplots(figsize=(11, 4.8))
+    fig, ax = plt.subplots(figsize=(12.5, 4.8))
     w = 0.26
     ax.bar(x - w, [r[2] for r in data], w, label="SimDist, real zero shot", color="#9ecae1")
     ax.bar(x, [r[3] for r in data], w, label="SimDist, real after adaptation", color="#08519c")
