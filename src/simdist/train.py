@@ -11,8 +11,8 @@ import json
 import logging
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
