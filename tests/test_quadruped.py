@@ -140,6 +140,24 @@ def test_real_slope_is_slippery_but_climbable():
     assert np.tan(np.radians(steepest)) * 1.2 < mu < SIM.foot_friction_range[0]
 
 
+def test_panel_friction_randomisation_draws_per_reset_within_range(tmp_path):
+    path = tmp_path / "panels.json"
+    path.write_text(json.dumps({"panel_friction_range": [0.15, 0.4], "panel_priority": 2}))
+    env = get_task("slippery-slope").make_env("sim", physics=str(path))
+    assert env.physics.panel_friction_range == (0.15, 0.4)
+    b, drawn = env.batch, []
+    assert len(b.panel_geom_ids) == 2  # the two slippery panels, not the plateau
+    for seed in range(5):
+        env.reset(seed=seed)
+        mu = b.models[0].geom_friction[b.panel_geom_ids, 0]
+        assert mu[0] == mu[1] == b.dr["panel_friction"][0]
+        drawn.append(float(mu[0]))
+    assert all(0.15 <= mu <= 0.4 for mu in drawn) and len(set(drawn)) == 5
+    plain = get_task("slippery-slope").make_env("sim")  # unset: the panels keep panel_friction
+    plain.reset(seed=0)
+    assert np.all(plain.batch.models[0].geom_friction[plain.batch.panel_geom_ids, 0] == SIM.panel_friction)
+
+
 def test_observations_hold_no_privileged_state():
     task = get_task("foam")
     for domain in ("sim", "real"):

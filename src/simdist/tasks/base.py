@@ -183,9 +183,9 @@ def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | No
     changes = {}
     for key, value in overrides.items():
         current = getattr(base, key)
-        if isinstance(current, tuple):
+        if isinstance(current, tuple) or (current is None and isinstance(value, (list, tuple))):
             value = tuple(value)
-            if len(value) != len(current):
+            if current is not None and len(value) != len(current):
                 raise ValueError(f"physics parameter {key!r} needs {len(current)} values, got {len(value)}")
         elif isinstance(current, (int, float)) and not isinstance(current, bool):
             value = type(current)(value)

@@ -79,6 +79,10 @@ class QuadrupedBatchEnv:
         self.bad_contact_ids = np.array([self.trunk_id] + [body(f"{leg}_thigh") for leg in robot.LEG_NAMES])
         self.foot_geom_ids = np.array([mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, f"{leg}_foot")
                                        for leg in robot.LEG_NAMES])
+        # the course's slippery panels, if the scene has any (their μ may be randomised per env)
+        self.panel_geom_ids = np.array([mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, b.name)
+                                        for b in getattr(getattr(scene, "course", None), "boxes", ())
+                                        if b.surface == "panel"], dtype=int)
         self.commands = RandomCommands(num_envs, self.dt, self.rng, command_ranges) if random_commands else None
         self.command = np.zeros((num_envs, 3))
         n = num_envs
@@ -89,7 +93,8 @@ class QuadrupedBatchEnv:
         self.cosine_sum = np.zeros(n)
         self.terminated = np.ones(n, dtype=bool)  # did the last episode end in a fall (for the curriculum)
         self.dr = {k: np.zeros(shape) for k, shape in
-                   [("mass_offset", n), ("friction", n), ("kp", (n, 12)), ("kd", (n, 12)), ("joint_friction", (n, 12))]}
+                   [("mass_offset", n), ("friction", n), ("kp", (n, 12)), ("kd", (n, 12)),
+                    ("joint_friction", (n, 12)), ("panel_friction", n)]}
         self.reset(np.arange(n))
 
     # ------------------------------------------------------------------------------------------ reset
@@ -137,6 +142,9 @@ class QuadrupedBatchEnv:
         m.actuator_biasprm[:, 1] = -dr["kp"][i]
         m.actuator_biasprm[:, 2] = -dr["kd"][i]
         m.dof_frictionloss[6:] = dr["joint_friction"][i]
+        if p.panel_friction_range is not None and len(self.panel_geom_ids):
+            dr["panel_friction"][i] = rng.uniform(*p.panel_friction_range)
+            m.geom_friction[self.panel_geom_ids, 0] = dr["panel_friction"][i]
 
     # ------------------------------------------------------------------------------------------ state
     def _read_state(self) -> None:

@@ -44,6 +44,9 @@ class QuadrupedPhysics:
     # Course surfaces (ignored on the training heightfield).
     panel_friction: float = 1.0  # slippery-slope panels
     panel_priority: int = 0  # > 1 makes panel_friction override the feet's
+    # Domain randomisation of the panels' μ, drawn per reset; None keeps panel_friction. Only matters with
+    # panel_priority > 1 (otherwise the feet's friction decides).
+    panel_friction_range: tuple[float, float] | None = None
     foam_solref: tuple[float, float] = RIGID_SOLREF
     foam_solimp: tuple[float, float, float, float, float] = RIGID_SOLIMP
     foam_priority: int = 0  # > 1 makes the foam's solref/solimp govern foot contacts
