@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from simdist import checkpoint as ckpt
-from simdist.config import FinetuneConfig, TrainConfig
+from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
 from simdist.train import finetune, lr_at, pretrain
 
@@ -118,6 +118,31 @@ def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(p
     with pytest.raises(ValueError, match=r"cannot change ModelConfig \['latent_dim'\].*policy_sees_history"):
         finetune(pretrained, pendulum_data, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False,
                  model_overrides={"latent_dim": 8})
+
+
+def test_finetune_can_start_a_wider_bc_head_afresh_on_the_frozen_world_model(pretrained, pendulum_data, tmp_path):
+    from simdist.config import LossConfig
+
+    before = ckpt.load_model(pretrained)
+    width = 3 * (before.cfg.policy_ffn_dim or before.cfg.ffn_dim)
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
+                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0), fresh_policy=True)
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
+             model_overrides={"policy_ffn_dim": width})
+    after = ckpt.load_model(tmp_path / "ft")
+    assert after.cfg.policy_ffn_dim == width
+    head = {name for name, _ in after.parameter_group("policy")}
+    reshaped = {k for k in head if after.state_dict()[k].shape != before.state_dict()[k].shape}
+    assert reshaped  # the FFN layers are wider
+    for k, v in before.state_dict().items():  # everything but the head: bit-identical
+        if k not in head:
+            assert torch.equal(v, after.state_dict()[k]), k
+    with pytest.raises(ValueError, match=r"cannot change ModelConfig \['policy_ffn_dim'\].*fresh_policy=true"):
+        finetune(pretrained, pendulum_data, tmp_path / "x", replace(cfg, fresh_policy=False), progress=False,
+                 device=torch.device("cpu"), model_overrides={"policy_ffn_dim": width})
+    with pytest.raises(ValueError, match="fresh_policy needs 'policy'"):
+        finetune(pretrained, pendulum_data, tmp_path / "y", replace(cfg, trainable=("dynamics",)), progress=False,
+                 device=torch.device("cpu"))
 
 
 def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):

@@ -73,6 +73,9 @@ class ModelConfig:
 # ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
 FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std")
+# ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
+# (FinetuneConfig.fresh_policy).
+POLICY_SHAPE_FIELDS = ("policy_ffn_dim",)
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,9 @@ class FinetuneConfig:
     # Weight of a proximal term that keeps the policy head's chunk, on windows without expert labels, where it was
     # before the finetune (model/policy_anchor.py); 0 = off. Only with "policy" trainable.
     policy_anchor: float = 0.0
+    # Start the BC head from a fresh initialisation (needs "policy" trainable): a new head on a frozen world model,
+    # whose width (POLICY_SHAPE_FIELDS) may then differ from the checkpoint's.
+    fresh_policy: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))
@@ -352,7 +358,7 @@ def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
 
 
 __all__ = [
-    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "LossConfig", "TrainConfig", "FinetuneConfig",
+    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "POLICY_SHAPE_FIELDS", "LossConfig", "TrainConfig", "FinetuneConfig",
     "MPPIConfig",
     "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace", "with_steps",
     "parse_overrides",

@@ -20,7 +20,8 @@ from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
-from simdist.config import FINETUNE_MODEL_FIELDS, FinetuneConfig, LossConfig, ModelConfig, TrainConfig, replace
+from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
+                            TrainConfig, replace)
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
@@ -234,6 +235,29 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
     return params
 
 
+def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneConfig) -> WorldModel:
+    """Apply a finetune's ModelConfig overrides: fields read at every forward pass (FINETUNE_MODEL_FIELDS, e.g. let
+    a retrained BC head see the history) and, with `cfg.fresh_policy`, the fresh BC head's width."""
+    allowed = FINETUNE_MODEL_FIELDS + (POLICY_SHAPE_FIELDS if cfg.fresh_policy else ())
+    if bad := sorted(set(overrides) - set(allowed)):
+        raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
+                         f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}, and {list(POLICY_SHAPE_FIELDS)} "
+                         f"with fresh_policy=true")
+    new_cfg = replace(model.cfg, **overrides)
+    if not cfg.fresh_policy:
+        model.cfg = new_cfg
+        return model
+    if "policy" not in cfg.trainable or cfg.policy_anchor > 0:
+        raise ValueError("fresh_policy needs 'policy' among the trainable groups and policy_anchor = 0 (there is no "
+                         "earlier head to stay near)")
+    fresh = WorldModel(new_cfg, model.spec).to(next(model.parameters()).device)
+    head = {name for name, _ in model.parameter_group("policy")}
+    missing, unexpected = fresh.load_state_dict({k: v for k, v in model.state_dict().items() if k not in head},
+                                                strict=False)
+    assert not unexpected and set(missing) == {n for n, _ in fresh.parameter_group("policy")}, (missing, unexpected)
+    return fresh
+
+
 def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
              device: torch.device | None = None, progress: bool = True,
              sim_data: str | Path | None = None, value_td: ValueTDConfig = ValueTDConfig(),
@@ -247,12 +271,7 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     """
     device = device or default_device()
     torch.manual_seed(cfg.seed)
-    model = ckpt.load_model(checkpoint_dir, map_location=device)
-    if model_overrides:  # e.g. let a retrained BC head see the history (FINETUNE_MODEL_FIELDS)
-        if bad := sorted(set(model_overrides) - set(FINETUNE_MODEL_FIELDS)):
-            raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
-                             f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}")
-        model.cfg = replace(model.cfg, **model_overrides)
+    model = _reconfigured(ckpt.load_model(checkpoint_dir, map_location=device), model_overrides or {}, cfg)
     data = load_windows(data_dir, model.cfg, device)
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
