@@ -35,7 +35,7 @@ for seed in $SEEDS; do
     ev "$R/$name" "$name" real slope_real_mu0.19 mppi "$seed" &
     ev "$R/$name" "$name" real slope_real_mu0.19 policy "$seed"
     wait
-    ev "$R/$name" "$name" sim slope_sim_panel_mu0.19 mppi "$seed"
+    [ "$seed" != 0 ] || ev "$R/$name" "$name" sim slope_sim_panel_mu0.19 mppi "$seed"  # seed 0 only
   done
   ev "$CKPT" quadruped-lowfric-history real slope_real_mu0.19 policy "$seed"  # its MPPI rows: session 15
 done

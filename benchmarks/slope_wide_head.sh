@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session 16: is the history head's capacity what limits the slow (0.1 m/s) low-friction gait? Starts a BC head
+# afresh with an 8× wider feed-forward layer (policy_ffn_dim 512 instead of ffn_dim 64; `--set fresh_policy=true`)
+# on the frozen low-friction world model, trains it 30,000 steps on the same simulation data as
+# checkpoints/quadruped-lowfric-history, and evaluates it in `real` at μ = 0.19 (BC head alone and MPPI, λ = 10).
+# Needs runs/quadruped_data_v3 (benchmarks/slope_low_friction_pretrain.sh). Records:
+# benchmarks/results/slope_wide_head.jsonl. ≈ 25 min of training on one core beside two jobs, ≈ 1 min per evaluation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
+R=${R:-runs}; CKPT=${CKPT:-checkpoints/quadruped-lowfric-history}; OUT=$R/q_lowfric_whead512
+REC=benchmarks/results/slope_wide_head.jsonl
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$R/quadruped_data_v3" \
+  --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 \
+  --steps 30000 --set batch_size=128 --set lr=3e-4 --set lr_end=3e-5 --set warmup_steps=500 \
+  --set fresh_policy=true --model-set policy_ffn_dim=512 --quiet
+for seed in 0 1 2; do
+  for agent in policy mppi; do
+    evaluate_to "$REC" "{\"model\": \"q_lowfric_whead512\", \"domain\": \"real\", \"physics\": \"slope_real_mu0.19\", \"agent\": \"$agent\", \"seed\": $seed}" \
+      simdist evaluate slippery-slope --checkpoint "$OUT" --domain real --grid all --trials 5 --agent "$agent" \
+      --mppi quadruped-cpu --prior-weight 10 --physics benchmarks/physics/slope_real_mu0.19.json --seed "$seed" --json
+  done
+done
