@@ -67,8 +67,8 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
          jsonl_mean("slope_low_friction", domain="sim", checkpoint="runs/q_lowfric", foot_friction=None,
                     panel_friction=None),  # randomised `sim`, not session 15's μ = 0.19 panel rows
          slope_lowfric[0], slope_lowfric[-1], best_baseline("compare_slope_mu019_lowfric_3seeds")),
-        ("Slippery Slope, μ = 0.19, history\nBC head (3 seeds, 34 robot min)", None,  # session 15
-         *adapt_mean("adapt_phist_mu019_s[012]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
+        ("Slippery Slope, μ = 0.19, history\nBC head (5 seeds, 33–35 robot min)", None,  # sessions 15, 16
+         *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
     ]
 
 
