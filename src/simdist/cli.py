@@ -280,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5, "
                          "--set replay_labels=false (replayed sim windows train the latent term only)")
     sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
-                    help="change a ModelConfig field that leaves the weights' shapes, e.g. policy_sees_history=true")
+                    help="change a ModelConfig field that leaves the weights' shapes, e.g. policy_sees_history=true "
+                         "(with --set fresh_policy=true also the new BC head's width, policy_ffn_dim)")
     sp = add("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain")
     sp.add_argument("task")
     sp.add_argument("--checkpoint", required=True)
@@ -348,7 +349,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
     from simdist.baselines.compare import add_compare_commands
-
     add_compare_commands(sub)
     sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "
              "unfreezing ablations (adaptation rounds in real with other finetuned parameter groups)")
