@@ -81,6 +81,19 @@ def test_real_data_without_labels_is_accepted():
     assert "reward" not in data.statistics()
 
 
+def test_success_filtered_bc_drops_only_the_failed_episodes_expert_flags():
+    import dataclasses
+
+    eps = [dataclasses.replace(make_episode(8, 100 * i), success=i != 1) for i in range(3)]
+    data = WindowDataset(INFO, eps, history=2, horizon=2)
+    assert data.bc_labelled_steps.all()
+    data.keep_bc_labels_of_successes()
+    b = data.batch(np.arange(len(data)))
+    failed = data.window_episode == 1
+    assert (b["bc_labelled"][failed] == 0).all() and (b["bc_labelled"][~failed] == 1).all()
+    assert (b["labelled"] == 1).all()  # reward and value keep every episode
+
+
 def test_split_is_by_episode():
     eps = [make_episode(10, 100 * i) for i in range(10)]
     data = WindowDataset(INFO, eps, history=2, horizon=2)

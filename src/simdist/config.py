@@ -109,6 +109,8 @@ class TrainConfig:
     # Exponential moving average of the weights (0: off, e.g. 0.999): the saved model is the average, the raw
     # weights are kept in OUT/raw for resuming. Standard in behaviour cloning against checkpoint-to-checkpoint swings.
     ema_decay: float = 0.0
+    # Success-filtered BC: the BC term sees the expert's actions only in episodes that succeeded.
+    bc_successful_only: bool = False
     seed: int = 0
     loss: LossConfig = LossConfig()
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
@@ -148,6 +150,8 @@ class FinetuneConfig:
     # Start the BC head from a fresh initialisation (needs "policy" trainable): a new head on a frozen world model,
     # whose width (POLICY_SHAPE_FIELDS) may then differ from the checkpoint's.
     fresh_policy: bool = False
+    # As TrainConfig.bc_successful_only, for the finetuning data (not the simulation replay).
+    bc_successful_only: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))

@@ -208,6 +208,8 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     device = device or default_device()
     torch.manual_seed(cfg.seed)
     data = load_windows(data_dir, model_cfg, device)
+    if cfg.bc_successful_only:
+        data.keep_bc_labels_of_successes()
     model = build_model(model_cfg, data).to(device)
     log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
              len(data), data.n_episodes)
@@ -273,6 +275,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     torch.manual_seed(cfg.seed)
     model = _reconfigured(ckpt.load_model(checkpoint_dir, map_location=device), model_overrides or {}, cfg)
     data = load_windows(data_dir, model.cfg, device)
+    if cfg.bc_successful_only:
+        data.keep_bc_labels_of_successes()
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")

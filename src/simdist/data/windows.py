@@ -54,10 +54,17 @@ class WindowDataset:
         self.expert = cat([e.expert.astype(np.float32) if e.expert is not None else zeros(e) for e in usable])
         self.labelled = torch.as_tensor(self.labelled_steps, dtype=torch.float32, device=self.device)
         self.bc_labelled = torch.as_tensor(self.bc_labelled_steps, dtype=torch.float32, device=self.device)
+        self.step_success = np.concatenate([np.full(len(e), bool(e.success)) for e in usable])
         # Per step: index of its episode's first step; valid window starts.
         self.episode_start = torch.as_tensor(np.repeat(starts, lengths), device=self.device)
         self.window_episode = np.concatenate([np.full(L - horizon, i) for i, L in enumerate(lengths)])
         self.window_t = np.concatenate([np.arange(s, s + L - horizon) for s, L in zip(starts, lengths)])
+
+    def keep_bc_labels_of_successes(self) -> None:
+        """Success-filtered BC: drop the expert flags of failed episodes, so the BC term does not imitate the
+        expert on its way to a fall (its actions there are not the gait to copy)."""
+        self.bc_labelled_steps = self.bc_labelled_steps & self.step_success
+        self.bc_labelled = torch.as_tensor(self.bc_labelled_steps, dtype=torch.float32, device=self.device)
 
     def __len__(self) -> int:
         return len(self.window_t)
