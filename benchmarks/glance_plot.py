@@ -45,7 +45,7 @@ def best_baseline(*records: str, exclude=("simdist",)) -> float:
 
 def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     """(label, sim, real zero shot, real after adaptation, best baseline in real)."""
-    pend = compare("compare_pendulum_3seeds")["simdist"]["success_mean"]
+    pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # session 16, independent seeds
     foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # session 11, one command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
     slope_lowfric = compare("compare_slope_mu019_lowfric_3seeds")["simdist"]["success_mean"]  # session 12
@@ -54,8 +54,8 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
                           checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"})
     slope_sim = jsonl_mean("slope_sim_eval_3seeds", domain="sim", checkpoint="runs/q_v2_nohist")
     return [
-        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_3seeds", domain="sim"), pend[0], pend[-1],
-         best_baseline("compare_pendulum_3seeds", exclude=("simdist", "simdist_bc"))),
+        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_session16", domain="sim"), pend[0], pend[-1],
+         best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc"))),
         ("Peg Insertion, Narrow\n(2 seeds, 100 episodes)", jsonl_mean("peg_sim_eval_2seeds", domain="sim"),
          *adapt_mean("adapt_peg35k_s[01].json"), best_baseline("compare_peg_simdist_bc", "compare_peg_bc_3seeds",
                                                               "compare_peg_rl", "compare_peg_dp")),
