@@ -8,3 +8,17 @@ evaluate_to() {
     "import json, os, sys; d = json.load(sys.stdin); d.update(json.loads(os.environ['TAG']), command=os.environ['CMD']); print(json.dumps(d))" \
     >> "$record"
 }
+
+# slope_mu019_to RECORD TAG_FIELDS CHECKPOINT "AGENTS" "SEEDS"
+#   Slippery Slope in `real` at panel μ = 0.19, 5 trials × 3 speeds, with MPPI `quadruped-cpu` (λ = 10) and/or the BC
+#   head alone (AGENTS: "policy mppi"), one row per agent and seed; TAG_FIELDS are extra JSON fields, e.g. '"model": "x"'.
+slope_mu019_to() {
+  local record=$1 fields=$2 checkpoint=$3 agents=$4 seeds=$5 agent seed
+  for seed in $seeds; do
+    for agent in $agents; do
+      evaluate_to "$record" "{$fields, \"domain\": \"real\", \"physics\": \"slope_real_mu0.19\", \"agent\": \"$agent\", \"seed\": $seed}" \
+        simdist evaluate slippery-slope --checkpoint "$checkpoint" --domain real --grid all --trials 5 --agent "$agent" \
+        --mppi quadruped-cpu --prior-weight 10 --physics benchmarks/physics/slope_real_mu0.19.json --seed "$seed" --json
+    done
+  done
+}

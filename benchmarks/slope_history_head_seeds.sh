@@ -15,9 +15,5 @@ for ts in ${TRAIN_SEEDS:-1}; do
     --data "$R/quadruped_data_v3" --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 \
     --loss-set bc=1 --sim-replay 0 --steps 10000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
     --set warmup_steps=100 --set seed="$ts" --model-set policy_sees_history=true --quiet
-  for seed in 0 1 2; do
-    evaluate_to "$REC" "{\"model\": \"q_lowfric_phist_bc10k_seed$ts\", \"train_seed\": $ts, \"domain\": \"real\", \"physics\": \"slope_real_mu0.19\", \"agent\": \"policy\", \"seed\": $seed}" \
-      simdist evaluate slippery-slope --checkpoint "$OUT" --domain real --grid all --trials 5 --agent policy \
-      --physics benchmarks/physics/slope_real_mu0.19.json --seed "$seed" --json
-  done
+  slope_mu019_to "$REC" "\"model\": \"q_lowfric_phist_bc10k_seed$ts\", \"train_seed\": $ts" "$OUT" policy "0 1 2"
 done

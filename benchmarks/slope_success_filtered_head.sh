@@ -15,10 +15,4 @@ REC=benchmarks/results/slope_success_filtered_head.jsonl
   --data "$R/quadruped_data_v3" --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 \
   --loss-set bc=1 --sim-replay 0 --steps 10000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
   --set warmup_steps=100 --set bc_successful_only=true --model-set policy_sees_history=true --quiet
-for seed in ${SEEDS:-0 1 2}; do
-  for agent in policy mppi; do
-    evaluate_to "$REC" "{\"model\": \"q_lowfric_phist_succ_bc10k\", \"domain\": \"real\", \"physics\": \"slope_real_mu0.19\", \"agent\": \"$agent\", \"seed\": $seed}" \
-      simdist evaluate slippery-slope --checkpoint "$OUT" --domain real --grid all --trials 5 --agent "$agent" \
-      --mppi quadruped-cpu --prior-weight 10 --physics benchmarks/physics/slope_real_mu0.19.json --seed "$seed" --json
-  done
-done
+slope_mu019_to "$REC" '"model": "q_lowfric_phist_succ_bc10k"' "$OUT" "policy mppi" "${SEEDS:-0 1 2}"

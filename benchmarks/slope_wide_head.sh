@@ -14,10 +14,4 @@ REC=benchmarks/results/slope_wide_head.jsonl
   --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 \
   --steps 30000 --set batch_size=128 --set lr=3e-4 --set lr_end=3e-5 --set warmup_steps=500 \
   --set fresh_policy=true --model-set policy_ffn_dim=512 --quiet
-for seed in 0 1 2; do
-  for agent in policy mppi; do
-    evaluate_to "$REC" "{\"model\": \"q_lowfric_whead512\", \"domain\": \"real\", \"physics\": \"slope_real_mu0.19\", \"agent\": \"$agent\", \"seed\": $seed}" \
-      simdist evaluate slippery-slope --checkpoint "$OUT" --domain real --grid all --trials 5 --agent "$agent" \
-      --mppi quadruped-cpu --prior-weight 10 --physics benchmarks/physics/slope_real_mu0.19.json --seed "$seed" --json
-  done
-done
+slope_mu019_to "$REC" '"model": "q_lowfric_whead512"' "$OUT" "policy mppi" "0 1 2"
