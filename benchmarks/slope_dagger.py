@@ -1,0 +1,86 @@
+"""DAgger data for the Slippery Slope BC head (session 16): the head drives in `sim`, the privileged expert labels.
+
+The history head climbs slowly in only 4-7 of 15 `real` trials although the expert, whose actions it imitates,
+climbs every one: the head's own slow walk reaches states the expert's data never shows. Here the head drives the
+robot on the course in `sim` (panel physics from --physics, e.g. randomised slippery panels) and at every step the
+privileged expert, on the true state, says what it would do. Each episode is written with the expert's labels as its
+actions and every step flagged expert, and no reward or value: a BC-only dataset for
+
+    simdist finetune --checkpoint CKPT --data OUT --trainable policy --loss-set latent=0 --loss-set bc=1 \
+        --sim-data runs/quadruped_data_v3 --sim-replay 0.5 ...
+
+(the states come from the head's actions, so never train dynamics on it). Usage:
+
+    python benchmarks/slope_dagger.py --checkpoint checkpoints/quadruped-lowfric-history \
+        --physics benchmarks/physics/sim_panel_friction.json --out runs/slope_dagger --episodes 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import numpy as np
+
+from simdist.checkpoint import load_model
+from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
+from simdist.eval.rollout import PrivilegedAgent, episode_seed
+from simdist.planning.agent import PolicyAgent
+from simdist.tasks.registry import get_task
+
+log = logging.getLogger("slope_dagger")
+
+
+def dagger_episode(task, env, head, expert, ic: dict, seed: int) -> Episode:
+    spec = task.spec
+    obs, _ = env.reset(seed=seed, options={"initial_condition": ic})
+    head.reset()
+    expert.reset()
+    rec = {g: [] for g in spec.obs_shapes}
+    commands, labels, infos = [], [], []
+    for _ in range(spec.episode_steps):
+        for g in spec.obs_shapes:
+            rec[g].append(obs[g])
+        commands.append(obs["command"])
+        labels.append(expert.act(obs))
+        obs, _, terminated, truncated, info = env.step(np.asarray(head.act(obs), np.float32))
+        infos.append(info)
+        if terminated or truncated:
+            break
+    m = task.episode_metrics(infos)
+    return Episode(obs={g: np.asarray(v, np.float32) for g, v in rec.items()}, action=np.asarray(labels, np.float32),
+                   command=np.asarray(commands, np.float32), expert=np.ones(len(labels), bool),
+                   success=bool(m.get("success", 0.0)), source_policy="dagger", metrics=m)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--checkpoint", required=True)
+    ap.add_argument("--physics")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--speeds", nargs="+", default=["0.1", "0.3"], help="trial speeds (the task's grids)")
+    ap.add_argument("--episodes", type=int, default=40, help="per speed")
+    ap.add_argument("--seed", type=int, default=100)
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    task = get_task("slippery-slope")
+    spec = task.spec
+    create_dataset(args.out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
+                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
+                                         command_dim=spec.command_dim, action_low=spec.action_low,
+                                         action_high=spec.action_high,
+                                         notes=f"DAgger: {args.checkpoint} drives, the expert labels; physics "
+                                               f"{args.physics}; BC labels only (benchmarks/slope_dagger.py)"))
+    env = task.make_env("sim", args.physics, seed=args.seed)
+    head, expert = PolicyAgent(load_model(args.checkpoint)), PrivilegedAgent(task.expert(), env, seed=args.seed)
+    for k, speed in enumerate(args.speeds):
+        ics = task.initial_conditions(speed, args.episodes, seed=args.seed + k)
+        episodes = [dagger_episode(task, env, head, expert, ic, episode_seed((args.seed, k), i))
+                    for i, ic in enumerate(ics)]
+        write_episodes(args.out, episodes)
+        log.info("%s m/s: %d episodes, %d steps, head success %.2f", speed, len(episodes),
+                 sum(len(e) for e in episodes), np.mean([e.success for e in episodes]))
+
+
+if __name__ == "__main__":
+    main()
