@@ -18,7 +18,9 @@ actions and every step flagged expert, and no reward or value: a BC-only dataset
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+from pathlib import Path
 
 import numpy as np
 
@@ -73,13 +75,18 @@ def main() -> None:
                                                f"{args.physics}; BC labels only (benchmarks/slope_dagger.py)"))
     env = task.make_env("sim", args.physics, seed=args.seed)
     head, expert = PolicyAgent(load_model(args.checkpoint)), PrivilegedAgent(task.expert(), env, seed=args.seed)
+    summary = {"checkpoint": args.checkpoint, "physics": args.physics, "seed": args.seed, "success": {}}
     for k, speed in enumerate(args.speeds):
         ics = task.initial_conditions(speed, args.episodes, seed=args.seed + k)
         episodes = [dagger_episode(task, env, head, expert, ic, episode_seed((args.seed, k), i))
                     for i, ic in enumerate(ics)]
         write_episodes(args.out, episodes)
+        success = float(np.mean([e.success for e in episodes]))
+        summary["success"][speed] = success
         log.info("%s m/s: %d episodes, %d steps, head success %.2f", speed, len(episodes),
-                 sum(len(e) for e in episodes), np.mean([e.success for e in episodes]))
+                 sum(len(e) for e in episodes), success)
+    # The head's own success in `sim` while it drove: the on-policy measure each DAgger round gets for free.
+    (Path(args.out) / "collection.json").write_text(json.dumps(summary) + "\n")
 
 
 if __name__ == "__main__":
