@@ -120,6 +120,24 @@ def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(p
                  model_overrides={"latent_dim": 8})
 
 
+def test_finetune_adds_sensor_noise_to_a_model_pretrained_without_it(pretrained, pendulum_data, tmp_path,
+                                                                    monkeypatch):
+    from simdist import train
+    from simdist.config import LossConfig
+
+    cfg = FinetuneConfig(steps=3, batch_size=16, warmup_steps=1, val_every=3, trainable=("policy",),
+                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
+    assert not ckpt.load_model(pretrained).spec.sensor_noise_std
+    with pytest.raises(ValueError, match="'pendulum' documents no sensor noise"):  # before any data is loaded
+        finetune(pretrained, pendulum_data, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False,
+                 model_overrides={"sensor_noise_scale": 1.0})
+    monkeypatch.setattr(train, "_sensor_noise_std", lambda task: {"proprio": (0.1, 0.2, 0.3)})
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
+             model_overrides={"sensor_noise_scale": 1.0})
+    after = ckpt.load_model(tmp_path / "ft")
+    assert after.cfg.sensor_noise_scale == 1.0 and after.spec.sensor_noise_std == {"proprio": (0.1, 0.2, 0.3)}
+
+
 def test_finetune_can_start_a_wider_bc_head_afresh_on_the_frozen_world_model(pretrained, pendulum_data, tmp_path):
     from simdist.config import LossConfig
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 from simdist import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
                             TrainConfig, replace)
-from simdist.data.episodes import load_episodes
+from simdist.data.episodes import load_episodes, read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
@@ -274,6 +274,9 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     device = device or default_device()
     torch.manual_seed(cfg.seed)
     model = _reconfigured(ckpt.load_model(checkpoint_dir, map_location=device), model_overrides or {}, cfg)
+    if model.cfg.sensor_noise_scale > 0 and not model.spec.sensor_noise_std:
+        # pretrained without the augmentation, the checkpoint stores no noise stds: take the task's documented ones
+        model.spec = replace(model.spec, sensor_noise_std=_sensor_noise_std(read_info(data_dir).task))
     data = load_windows(data_dir, model.cfg, device)
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
