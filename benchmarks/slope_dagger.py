@@ -57,6 +57,7 @@ def dagger_episode(task, env, head, expert, ic: dict, seed: int) -> Episode:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--task", default="slippery-slope", help="a quadruped task (foam, slippery-slope)")
     ap.add_argument("--checkpoint", required=True)
     ap.add_argument("--physics")
     ap.add_argument("--out", required=True)
@@ -65,7 +66,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=100)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    task = get_task("slippery-slope")
+    task = get_task(args.task)
     spec = task.spec
     create_dataset(args.out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
                                          obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
