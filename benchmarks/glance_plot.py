@@ -48,7 +48,6 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # session 16, independent seeds
     foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # session 11, one command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
-    slope_lowfric = compare("compare_slope_mu019_lowfric_3seeds")["simdist"]["success_mean"]  # session 12
     # the shipped model, recorded as runs/q_sensor_noise (seed 0) and, once copied, checkpoints/quadruped-cpu
     foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", physics_file=None,
                           checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"})
@@ -63,12 +62,11 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
-        ("Slippery Slope, μ = 0.19,\nlow-friction model (3 seeds)",
-         jsonl_mean("slope_low_friction", domain="sim", checkpoint="runs/q_lowfric", foot_friction=None,
-                    panel_friction=None),  # randomised `sim`, not session 15's μ = 0.19 panel rows
-         slope_lowfric[0], slope_lowfric[-1], best_baseline("compare_slope_mu019_lowfric_3seeds")),
         ("Slippery Slope, μ = 0.19, history\nBC head (5 seeds, 33–35 robot min)", None,  # sessions 15, 16
          *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
+        ("Slippery Slope, μ = 0.19, DAgger +\nnoise BC head (3 seeds, ≈ 34 robot min)",  # session 17
+         jsonl_mean("slope_dagger_rounds", model="q_lowfric_phist_dagger1_aug", physics="slope_sim_panel_mu0.19_noise"),
+         *adapt_mean("adapt_dagger_mu019_s[0-2]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
     ]
 
 
