@@ -62,9 +62,9 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
-        ("Slippery Slope, μ = 0.19, history\nBC head (5 seeds, 33–35 robot min)", None,  # sessions 15, 16
+        ("Slippery Slope μ = 0.19,\nhistory head\n(5 seeds, 35 robot min)", None,  # sessions 15, 16
          *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
-        ("Slippery Slope, μ = 0.19, DAgger +\nnoise BC head (3 seeds, ≈ 34 robot min)",  # session 17
+        ("Slippery Slope μ = 0.19,\nDAgger + noise head\n(3 seeds, 38 robot min)",  # session 17
          jsonl_mean("slope_dagger_rounds", model="q_lowfric_phist_dagger1_aug", physics="slope_sim_panel_mu0.19_noise"),
          *adapt_mean("adapt_dagger_mu019_s[0-2]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
     ]
