@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Session 17: Alg. 1 on the Foam DAgger head (benchmarks/foam_dagger.sh): a model competent in `sim` (head alone
+# 0.82) whose `real` loss is the foam's dynamics, the setting the method is for. 4 rounds × 15 episodes, MPPI λ = 10,
+# seeds in parallel (≈ 10 GB each with the simulation replay). Records: benchmarks/results/adapt_foam_dagger_s{SEED}.json.
+# Usage: SEEDS="0 1" bash benchmarks/foam_dagger_adapt.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+R=${R:-runs}; CKPT=${CKPT:-$R/q_foam_dagger1}; SIM=${SIM:-$R/quadruped_data_v2}; ROUNDS=${ROUNDS:-4}
+for seed in ${SEEDS:-0 1}; do
+  out=$R/adapt_foam_dagger_s$seed
+  { OMP_NUM_THREADS=1 simdist adapt foam --checkpoint "$CKPT" --rounds "$ROUNDS" --episodes-per-round 15 --grid all \
+      --preset quadruped-cpu --prior-weight 10 --sim-data "$SIM" --seed "$seed" --out "$out" --quiet --json \
+      > "$out.json" 2> "$out.log" && cp "$out/adapt_results.json" "benchmarks/results/adapt_foam_dagger_s$seed.json"; } &
+done
+wait
