@@ -94,6 +94,31 @@ def test_success_filtered_bc_drops_only_the_failed_episodes_expert_flags():
     assert (b["labelled"] == 1).all()  # reward and value keep every episode
 
 
+def test_streamed_directory_equals_the_in_memory_windows(tmp_path):
+    """WindowDataset.from_dir fills preallocated arrays file by file; it must hold exactly what building from
+    the loaded episodes holds (short episodes dropped, labelled and unlabelled episodes mixed)."""
+    import dataclasses
+
+    create_dataset(tmp_path, INFO)
+    eps = [make_episode(8, 0), dataclasses.replace(make_episode(6, 100, labels=False), success=True),
+           make_episode(2, 200), make_episode(5, 300)]
+    write_episodes(tmp_path, eps[:1], name="a")
+    write_episodes(tmp_path, eps[1:2], name="b")
+    write_episodes(tmp_path, eps[2:], name="c")
+    streamed = WindowDataset.from_dir(tmp_path, history=2, horizon=2)
+    ref = WindowDataset(INFO, eps, history=2, horizon=2)
+    assert 0 < streamed.labelled_steps.sum() < len(streamed.labelled_steps)
+    assert streamed.n_episodes == ref.n_episodes == 3 and len(streamed) == len(ref)
+    ids = np.arange(len(ref))
+    for key, value in ref.batch(ids).items():
+        got = streamed.batch(ids)[key]
+        for g in value if isinstance(value, dict) else [None]:
+            np.testing.assert_array_equal(got[g] if g else got, value[g] if g else value, err_msg=key)
+    np.testing.assert_array_equal(streamed.step_success, ref.step_success)
+    with pytest.raises(DatasetError, match="longer than the horizon"):
+        WindowDataset.from_dir(tmp_path, history=2, horizon=8)
+
+
 def test_split_is_by_episode():
     eps = [make_episode(10, 100 * i) for i in range(10)]
     data = WindowDataset(INFO, eps, history=2, horizon=2)

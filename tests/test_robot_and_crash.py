@@ -118,3 +118,28 @@ def test_logger_files_sort_in_logging_order(tmp_path):
             log.log({"proprio": np.zeros(3)}, np.zeros(1))
         log.end(success=False)
     assert [len(e) for e in load_episodes(tmp_path)[1]] == list(range(1, 9))
+
+
+def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrained, pendulum_data, monkeypatch):
+    """Each finetune replays simulation windows; building them is the biggest allocation of a round, so Alg. 1
+    builds them once and hands the same windows to every round's finetune."""
+    from dataclasses import replace
+
+    import torch
+
+    import simdist.adapt as adapt_module
+    from simdist.cli import main
+    from simdist.config import FinetuneConfig
+    from simdist.train import finetune, load_windows
+
+    loads = []
+    monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
+            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    assert main(argv) == 0
+    assert len(loads) == 1 and all((tmp_path / "a" / f"round_{j:02d}" / "model" / "done").exists() for j in (1, 2))
+    model_cfg = loads[0][1]
+    wrong = load_windows(pendulum_data, replace(model_cfg, horizon=model_cfg.horizon + 1), torch.device("cpu"))
+    with pytest.raises(ValueError, match="simulation replay holds"):
+        finetune(pretrained, tmp_path / "a" / "real_data", tmp_path / "ft", FinetuneConfig(steps=2, sim_replay_fraction=0.5),
+                 device=torch.device("cpu"), progress=False, sim_data=wrong)

@@ -36,7 +36,7 @@ from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, f
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
-from simdist.train import finetune
+from simdist.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)
 
@@ -181,11 +181,16 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     if cfg.initial_data:
         _import_initial_data(cfg.initial_data, data_dir)
     rounds = []
+    device = device or default_device()
+    replay = None  # the simulation windows, loaded at the first finetune and kept for every later round
     for j in range(cfg.rounds + 1):
         model_dir = _round_model(out, j, pretrained, bool(cfg.initial_data))
         if model_dir != Path(pretrained) and not (model_dir / "done").exists():
             log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
-            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, sim_data=sim_data)
+            if replay is None and sim_data is not None and ft.sim_replay_fraction > 0:
+                replay = load_windows(sim_data, pretrained_model.cfg, device)
+            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, 
+                     sim_data=sim_data if replay is None else replay)
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)

@@ -22,7 +22,7 @@ from tqdm.auto import tqdm
 from simdist import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
                             TrainConfig, replace)
-from simdist.data.episodes import load_episodes, read_info
+from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
@@ -78,8 +78,7 @@ def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
 
 
 def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device) -> WindowDataset:
-    info, episodes = load_episodes(data_dir)
-    return WindowDataset(info, episodes, cfg.history, cfg.horizon, device=device)
+    return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device)
 
 
 @torch.no_grad()
@@ -262,7 +261,7 @@ def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneCon
 
 def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
              device: torch.device | None = None, progress: bool = True,
-             sim_data: str | Path | None = None, value_td: ValueTDConfig = ValueTDConfig(),
+             sim_data: str | Path | WindowDataset | None = None, value_td: ValueTDConfig = ValueTDConfig(),
              model_overrides: dict[str, Any] | None = None) -> TrainResult:
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
@@ -270,6 +269,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     Real data need no reward, value or expert labels (``cfg.loss`` weights other terms only for data that have
     them, e.g. demonstrations for the BC head). When "value" is trainable (the Fig. 10 ablation), the
     value head is trained on a TD target bootstrapped from a frozen copy of itself (model/value_td.py).
+    `sim_data` (replayed when `cfg.sim_replay_fraction` > 0) is a dataset directory, or its windows already loaded
+    by `load_windows` (Alg. 1 loads them once for all rounds).
     """
     device = device or default_device()
     torch.manual_seed(cfg.seed)
@@ -292,7 +293,10 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:
             raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
-        replay = load_windows(sim_data, model.cfg, device)
+        replay = sim_data if isinstance(sim_data, WindowDataset) else load_windows(sim_data, model.cfg, device)
+        if (replay.H, replay.T, replay.device) != (model.cfg.history, model.cfg.horizon, torch.device(device)):
+            raise ValueError(f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
+                             f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")
         if not cfg.replay_labels:  # replayed windows train the latent term only
             replay.labelled.zero_()
             replay.bc_labelled.zero_()

@@ -173,13 +173,18 @@ def episode_files(root: str | Path) -> list[Path]:
     return sorted((Path(root) / "episodes").glob("*.h5"), key=lambda p: p.name)
 
 
-def file_steps(path: Path) -> int:
-    """Steps in one episode file, read from its episode lengths alone (no observations loaded)."""
+def episode_lengths(path: Path) -> np.ndarray:
+    """The length of every episode in one file, read without loading observations."""
     try:
         with h5py.File(path, "r") as f:
-            return int(f["episode_lengths"][()].sum())
+            return f["episode_lengths"][()].astype(np.int64)
     except (OSError, KeyError) as err:
         raise DatasetError(f"cannot read episode file {path}: {err}. Move it aside to load the rest.") from err
+
+
+def file_steps(path: Path) -> int:
+    """Steps in one episode file (no observations loaded)."""
+    return int(episode_lengths(path).sum())
 
 
 def dataset_steps(root: str | Path) -> int:

@@ -13,12 +13,15 @@ indexing (no worker processes), which keeps a 2-core trainer fed.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 
-from simdist.data.episodes import DatasetError, DatasetInfo, Episode
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, episode_files, episode_lengths, read_episode_file,
+                                   read_info)
 
 
 STATS_CHUNK = 65_536  # rows per float64 chunk when computing normaliser statistics
@@ -34,29 +37,65 @@ class WindowDataset:
     def __init__(self, info: DatasetInfo, episodes: list[Episode], history: int, horizon: int,
                  device: torch.device | str = "cpu"):
         usable = [e for e in episodes if len(e) > horizon]
-        if not usable:
-            raise DatasetError(f"no episode is longer than the horizon T={horizon}; nothing to train on")
+        self._fill(info, history, horizon, device, [len(e) for e in usable], iter(usable))
+
+    @classmethod
+    def from_dir(cls, root: str | Path, history: int, horizon: int,
+                 device: torch.device | str = "cpu") -> "WindowDataset":
+        """Stream a dataset directory file by file into preallocated arrays: the peak memory is the dataset plus
+        one file, not the episodes plus their concatenation (twice the dataset)."""
+        info = read_info(root)
+        files = episode_files(root)
+        lengths = [int(L) for p in files for L in episode_lengths(p) if L > horizon]
+
+        def usable():
+            for path in files:
+                yield from (e for e in read_episode_file(path, info) if len(e) > horizon)
+        data = cls.__new__(cls)
+        data._fill(info, history, horizon, device, lengths, usable(), source=f" in {root}")
+        return data
+
+    def _fill(self, info: DatasetInfo, history: int, horizon: int, device: torch.device | str,
+              lengths: list[int], episodes: Iterator[Episode], source: str = "") -> None:
+        if not lengths:
+            raise DatasetError(f"no episode{source} is longer than the horizon T={horizon}; nothing to train on")
         self.info, self.H, self.T, self.device = info, history, horizon, torch.device(device)
-        lengths = np.array([len(e) for e in usable])
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        self.n_episodes = len(usable)
-        self.n_steps = int(lengths.sum())
-        cat = lambda arrs: torch.as_tensor(np.concatenate(arrs), dtype=torch.float32, device=self.device)
-        self.obs = {g: cat([e.obs[g] for e in usable]) for g in info.obs_shapes}
-        self.action = cat([e.action for e in usable])
-        self.command = cat([e.command for e in usable]) if info.command_dim else None
-        has = lambda e, keys: np.full(len(e), all(getattr(e, k) is not None for k in keys))  # noqa: E731
-        self.labelled_steps = np.concatenate([has(e, ("reward", "value")) for e in usable])
-        self.bc_labelled_steps = np.concatenate([has(e, ("expert",)) for e in usable])
-        zeros = lambda e: np.zeros(len(e), np.float32)
-        self.reward = cat([e.reward if e.reward is not None else zeros(e) for e in usable])
-        self.value = cat([e.value if e.value is not None else zeros(e) for e in usable])
-        self.expert = cat([e.expert.astype(np.float32) if e.expert is not None else zeros(e) for e in usable])
-        self.labelled = torch.as_tensor(self.labelled_steps, dtype=torch.float32, device=self.device)
-        self.bc_labelled = torch.as_tensor(self.bc_labelled_steps, dtype=torch.float32, device=self.device)
-        self.step_success = np.concatenate([np.full(len(e), bool(e.success)) for e in usable])
+        n = self.n_steps = int(sum(lengths))
+        self.n_episodes = len(lengths)
+        obs = {g: np.empty((n, *shape), np.float32) for g, shape in info.obs_shapes.items()}
+        action = np.empty((n, info.action_dim), np.float32)
+        command = np.empty((n, info.command_dim), np.float32) if info.command_dim else None
+        reward, value, expert = (np.zeros(n, np.float32) for _ in range(3))
+        labelled, bc_labelled, success = (np.zeros(n, bool) for _ in range(3))
+        row = count = 0
+        for e in episodes:
+            if count == len(lengths) or len(e) != lengths[count]:
+                raise DatasetError(f"episode files{source} changed while loading; load again")
+            sl = slice(row, row + len(e))
+            for g in obs:
+                obs[g][sl] = e.obs[g]
+            action[sl] = e.action
+            if command is not None:
+                command[sl] = e.command
+            if e.reward is not None and e.value is not None:
+                reward[sl], value[sl], labelled[sl] = e.reward, e.value, True
+            if e.expert is not None:
+                expert[sl], bc_labelled[sl] = e.expert, True
+            success[sl] = e.success
+            row, count = row + len(e), count + 1
+        if count != len(lengths):
+            raise DatasetError(f"episode files{source} changed while loading; load again")
+        tensor = lambda a: torch.from_numpy(a).to(self.device)  # noqa: E731  (no copy on the CPU)
+        self.obs = {g: tensor(v) for g, v in obs.items()}
+        self.action, self.reward, self.value, self.expert = map(tensor, (action, reward, value, expert))
+        self.command = tensor(command) if command is not None else None
+        self.labelled_steps, self.bc_labelled_steps, self.step_success = labelled, bc_labelled, success
+        self.labelled = torch.as_tensor(labelled, dtype=torch.float32, device=self.device)
+        self.bc_labelled = torch.as_tensor(bc_labelled, dtype=torch.float32, device=self.device)
         # Per step: index of its episode's first step; valid window starts.
-        self.episode_start = torch.as_tensor(np.repeat(starts, lengths), device=self.device)
+        lengths_arr = np.asarray(lengths)
+        starts = np.concatenate([[0], np.cumsum(lengths_arr)[:-1]])
+        self.episode_start = torch.as_tensor(np.repeat(starts, lengths_arr), device=self.device)
         self.window_episode = np.concatenate([np.full(L - horizon, i) for i, L in enumerate(lengths)])
         self.window_t = np.concatenate([np.arange(s, s + L - horizon) for s, L in zip(starts, lengths)])
 
