@@ -92,8 +92,7 @@ def cmd_finetune(args) -> dict:
     if args.trainable:
         cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
     cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
-    if args.sim_replay is not None:
-        cfg = replace(cfg, sim_replay_fraction=args.sim_replay)
+    cfg = cfg if args.sim_replay is None else replace(cfg, sim_replay_fraction=args.sim_replay)
     cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
     result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data,
                       model_overrides=parse_overrides(ModelConfig, args.model_set or []))
@@ -185,7 +184,6 @@ def cmd_run(args) -> dict:
     sizing = None
     if args.mppi or args.grid:
         from simdist.config import replace
-
         base = PIPELINE_PRESETS.get(args.preset)
         if base is None:
             raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
@@ -349,7 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
     from simdist.baselines.compare import add_compare_commands
+    from simdist.dagger import add_dagger_command
     add_compare_commands(sub)
+    add_dagger_command(sub)
     sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "
              "unfreezing ablations (adaptation rounds in real with other finetuned parameter groups)")
     sp.add_argument("task")

@@ -1,0 +1,54 @@
+"""DAgger for the BC head (simdist.dagger): labels from the privileged expert, only the head trained, resumable."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from simdist import checkpoint as ckpt
+from simdist.dagger import DaggerConfig, dagger
+from simdist.data.episodes import episode_files, load_episodes
+from simdist.tasks import get_task
+
+TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1)
+
+
+def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path, pretrained, pendulum_data):
+    task = get_task("pendulum")
+    out = tmp_path / "dagger"
+    result = dagger(task, pretrained, pendulum_data, out, TINY, device=torch.device("cpu"), progress=False)
+    # each round's episodes: driven by the head, every step labelled by the expert, no reward or value
+    info, episodes = load_episodes(out / "dagger_data")
+    assert info.domain == "sim" and len(episodes) == TINY.rounds * TINY.episodes_per_grid * len(task.grids)
+    assert all(e.expert.all() and e.reward is None and e.value is None for e in episodes)
+    assert [r["driving_head"] for r in result["rounds"]] == [str(pretrained), str(out / "round_01")]
+    # the head changed; everything else (encoder, dynamics, reward, value, normaliser) is bit-identical
+    before, after = ckpt.load_model(pretrained), ckpt.load_model(result["checkpoint"])
+    head = {name for name, _ in before.parameter_group("policy")}
+    changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    assert changed and changed <= head
+    # the pendulum documents no sensor noise: no noise stage, and the model keeps the checkpoint's setting
+    assert not (out / "sensor_noise").exists()
+    assert after.cfg.sensor_noise_scale == before.cfg.sensor_noise_scale
+    # a rerun collects and trains nothing more; a changed setting is refused before any work
+    files = [p.stat().st_mtime_ns for p in episode_files(out / "dagger_data")]
+    again = dagger(task, pretrained, pendulum_data, out, TINY, device=torch.device("cpu"), progress=False)
+    assert [p.stat().st_mtime_ns for p in episode_files(out / "dagger_data")] == files
+    assert again["rounds"] == result["rounds"]
+    with pytest.raises(ValueError, match="episodes_per_grid"):
+        dagger(task, pretrained, pendulum_data, out, DaggerConfig(**{**TINY.__dict__, "episodes_per_grid": 3}),
+               device=torch.device("cpu"), progress=False)
+
+
+def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
+    from simdist.cli import main
+
+    argv = ["dagger", "pendulum", "--checkpoint", str(pretrained), "--sim-data", str(pendulum_data), "--out",
+            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "steps=2",
+            "--set", "batch_size=4", "--set", "warmup_steps=0", "--json", "--quiet"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["dagger_episodes"] == len(get_task("pendulum").grids)
+    assert np.isfinite(result["rounds"][0]["head_sim_success_mean"])
+    assert main(argv[:-2] + ["--set", "rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
