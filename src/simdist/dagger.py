@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -92,26 +94,47 @@ def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initia
                    source_policy="dagger", metrics=metrics)
 
 
-def collect_round(task, model, data_dir: Path, cfg: DaggerConfig, round_: int, physics=None,
-                  progress: bool = True) -> dict[str, float]:
-    """Round `round_`'s DAgger episodes, one file per grid (a grid already written is read back, not redone);
-    returns the driving head's success per grid, an on-policy measure in `sim` that each round gets for free."""
-    info = read_info(data_dir)
-    written = {p.stem: p for p in episode_files(data_dir)}
-    success = {}
-    for k, grid in enumerate(cfg.grids or task.grids):
-        name = f"r{round_:02d}_{k}_{grid}"
-        if name in written:
-            episodes = read_episode_file(written[name], info)
-        else:
-            stream = (cfg.seed, round_, k)  # independent of every other round and grid
-            env_seed, expert_seed, ic_seed = (episode_seed((*stream, part), 0) for part in (1, 2, 3))
-            env = task.make_env("sim", physics, seed=env_seed)
-            head, expert = PolicyAgent(model), PrivilegedAgent(task.expert(), env, seed=expert_seed)
-            ics = task.initial_conditions(grid, cfg.episodes_per_grid, seed=ic_seed)
-            episodes = [dagger_episode(task, env, head, expert, ic, episode_seed((*stream, 0), i))
-                        for i, ic in enumerate(tqdm(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))]
-            write_episodes(data_dir, episodes, name=name)
+def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, round_: int, k: int, physics,
+                  progress: bool, threads: int | None = None) -> None:
+    """Round `round_`'s episodes on grid k, written as one file (also the body of a worker process)."""
+    from simdist.tasks import get_task
+
+    if threads:
+        torch.set_num_threads(threads)
+    task, grid = get_task(task_name), cfg.grids[k]
+    stream = (cfg.seed, round_, k)  # independent of every other round and grid
+    env_seed, expert_seed, ic_seed = (episode_seed((*stream, part), 0) for part in (1, 2, 3))
+    env = task.make_env("sim", physics, seed=env_seed)
+    head_agent = PolicyAgent(ckpt.load_model(head))
+    expert = PrivilegedAgent(task.expert(), env, seed=expert_seed)
+    ics = task.initial_conditions(grid, cfg.episodes_per_grid, seed=ic_seed)
+    episodes = [dagger_episode(task, env, head_agent, expert, ic, episode_seed((*stream, 0), i))
+                for i, ic in enumerate(tqdm(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))]
+    write_episodes(data_dir, episodes, name=_grid_file(round_, k, grid))
+
+
+def _grid_file(round_: int, k: int, grid: str) -> str:
+    return f"r{round_:02d}_{k}_{grid}"
+
+
+def collect_round(task, head: str | Path, data_dir: Path, cfg: DaggerConfig, round_: int, physics=None,
+                  progress: bool = True, workers: int = 1) -> dict[str, float]:
+    """Round `round_`'s DAgger episodes, driven by the BC head of checkpoint `head`: one file per grid (a grid
+    already written is kept), grids in up to `workers` processes. Returns the driving head's success per grid,
+    an on-policy measure in `sim` that each round gets for free."""
+    written = {p.stem for p in episode_files(data_dir)}
+    todo = [k for k, grid in enumerate(cfg.grids) if _grid_file(round_, k, grid) not in written]
+    args = (task.spec.name, str(head), str(data_dir), cfg, round_)
+    if workers > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=mp.get_context("spawn")) as pool:
+            for job in [pool.submit(_collect_grid, *args, k, physics, False, 1) for k in todo]:
+                job.result()  # a worker's error surfaces here
+    else:
+        for k in todo:
+            _collect_grid(*args, k, physics, progress)
+    info, success = read_info(data_dir), {}
+    for k, grid in enumerate(cfg.grids):
+        episodes = read_episode_file(data_dir / "episodes" / f"{_grid_file(round_, k, grid)}.h5", info)
         success[grid] = float(np.mean([e.success for e in episodes]))
         log.info("round %d, %s: %d episodes, %d steps, head success in sim %.2f", round_, grid, len(episodes),
                  sum(len(e) for e in episodes), success[grid])
@@ -127,8 +150,9 @@ def _write_final(source: Path, out: Path, sensor_noise_scale: float, extra: dict
 
 
 def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: DaggerConfig = DaggerConfig(),
-           physics=None, device: torch.device | None = None, progress: bool = True) -> dict:
-    """Run (or resume) DAgger for `checkpoint`'s BC head; the result is the checkpoint OUT/model."""
+           physics=None, device: torch.device | None = None, progress: bool = True, workers: int = 1) -> dict:
+    """Run (or resume) DAgger for `checkpoint`'s BC head; the result is the checkpoint OUT/model. `workers`
+    processes collect the grids of a round in parallel."""
     out, device = Path(out), device or default_device()
     spec = task.spec
     base = ckpt.load_model(checkpoint)
@@ -150,7 +174,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     replay: WindowDataset | None = None
     head, rounds = Path(checkpoint), []
     for r in range(1, cfg.rounds + 1):
-        success = collect_round(task, ckpt.load_model(head), data_dir, cfg, r, physics, progress)
+        success = collect_round(task, head, data_dir, cfg, r, physics, progress, workers)
         model_dir = out / f"round_{r:02d}"
         if not (model_dir / "done").exists():
             replay = replay if replay is not None else load_windows(sim_data, base.cfg, device)
@@ -192,7 +216,7 @@ def cmd_dagger(args) -> dict:
     if args.grid:
         cfg = replace(cfg, grids=tuple(args.grid))
     return dagger(get_task(args.task), args.checkpoint, args.sim_data, args.out, cfg, physics=args.physics,
-                  progress=not args.quiet)
+                  progress=not args.quiet, workers=args.workers)
 
 
 def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -209,6 +233,7 @@ def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     sp.add_argument("--episodes-per-grid", type=int, help=f"per round and grid (default {DaggerConfig.episodes_per_grid})")
     sp.add_argument("--grid", action="append", help="collect on this grid only (repeatable; default: every grid)")
     sp.add_argument("--physics", help="JSON/YAML override of the sim physics the head drives in")
+    sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="override a DaggerConfig field (repeatable), e.g. sensor_noise_steps=0")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
