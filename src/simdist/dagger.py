@@ -30,8 +30,8 @@ from tqdm.auto import tqdm
 from simdist import checkpoint as ckpt
 from simdist.adapt import physics_setting, refuse_other_settings
 from simdist.config import FinetuneConfig, LossConfig, parse_overrides, replace
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, episode_files, read_episode_file, read_info, \
-    write_episodes
+from simdist.data.episodes import (DatasetInfo, Episode, create_dataset, episode_files, episode_lengths,
+                                   read_episode_file, read_info, write_episodes)
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import PrivilegedAgent, episode_seed
 from simdist.planning.agent import PolicyAgent
@@ -188,7 +188,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     if cfg.sensor_noise_steps and not spec.sensor_noise_std:
         log.info("%s documents no sensor noise: no sensor-noise stage", spec.name)
     elif cfg.sensor_noise_steps:
-        noise_dir = out / "sensor_noise"
+        noise_dir = out / f"round_{cfg.rounds:02d}_sensor_noise"  # more rounds later: a new stage on the new head
         if not (noise_dir / "done").exists():
             replay = replay if replay is not None else load_windows(sim_data, base.cfg, device)
             log.info("training the BC head %d more steps with %s's sensor noise on its inputs", cfg.sensor_noise_steps,
@@ -200,7 +200,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     extra = {"stage": "dagger", "dagger": settings, "trained_head": str(head)}
     _write_final(head, out / "model", base.cfg.sensor_noise_scale, extra)
     result = {"task": spec.name, "checkpoint": str(out / "model"), "rounds": rounds,
-              "dagger_episodes": sum(len(read_episode_file(p, read_info(data_dir))) for p in episode_files(data_dir))}
+              "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir))}
     (out / "dagger_results.json").write_text(json.dumps(result, indent=2))
     return result
 
