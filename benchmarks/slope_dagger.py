@@ -1,5 +1,8 @@
 """DAgger data for the Slippery Slope BC head (session 16): the head drives in `sim`, the privileged expert labels.
 
+Since session 18 the package command `simdist dagger` runs the whole recipe (collection, head training, sensor-noise
+stage); this script keeps the collection step that sessions 16-17's records were made with.
+
 The history head climbs slowly in only 4-7 of 15 `real` trials although the expert, whose actions it imitates,
 climbs every one: the head's own slow walk reaches states the expert's data never shows. Here the head drives the
 robot on the course in `sim` (panel physics from --physics, e.g. randomised slippery panels) and at every step the
@@ -25,34 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from simdist.checkpoint import load_model
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
+from simdist.dagger import dagger_episode
+from simdist.data.episodes import DatasetInfo, create_dataset, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, episode_seed
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.registry import get_task
 
 log = logging.getLogger("slope_dagger")
-
-
-def dagger_episode(task, env, head, expert, ic: dict, seed: int) -> Episode:
-    spec = task.spec
-    obs, _ = env.reset(seed=seed, options={"initial_condition": ic})
-    head.reset()
-    expert.reset()
-    rec = {g: [] for g in spec.obs_shapes}
-    commands, labels, infos = [], [], []
-    for _ in range(spec.episode_steps):
-        for g in spec.obs_shapes:
-            rec[g].append(obs[g])
-        commands.append(obs["command"])
-        labels.append(expert.act(obs))
-        obs, _, terminated, truncated, info = env.step(np.asarray(head.act(obs), np.float32))
-        infos.append(info)
-        if terminated or truncated:
-            break
-    m = task.episode_metrics(infos)
-    return Episode(obs={g: np.asarray(v, np.float32) for g, v in rec.items()}, action=np.asarray(labels, np.float32),
-                   command=np.asarray(commands, np.float32), expert=np.ones(len(labels), bool),
-                   success=bool(m.get("success", 0.0)), source_policy="dagger", metrics=m)
 
 
 def main() -> None:
