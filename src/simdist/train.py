@@ -301,7 +301,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
             replay.labelled.zero_()
             replay.bc_labelled.zero_()
     params = set_trainable(model, cfg.trainable)
-    log.info("finetuning %s (%d params) on %d real windows", cfg.trainable, sum(p.numel() for p in params), len(data))
+    log.info("finetuning %s (%d params) on %d windows of %s", cfg.trainable, sum(p.numel() for p in params), len(data),
+             data_dir)
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
     extra_losses = []
     if "value" in cfg.trainable and value_td.weight:
