@@ -54,7 +54,8 @@ class DaggerConfig:
     lr_end: float = 5e-5
     warmup_steps: int = 100
     sim_replay_fraction: float = 0.5  # share of each batch from the simulation dataset
-    seed: int = 100
+    seed: int = 100  # episodes: initial conditions, domain randomisation, expert noise
+    train_seed: int = 0  # head training: batches and validation split
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grids", tuple(self.grids))
@@ -66,7 +67,7 @@ class DaggerConfig:
         return FinetuneConfig(steps=steps, batch_size=self.batch_size, lr=self.lr, lr_end=self.lr_end,
                               warmup_steps=self.warmup_steps, trainable=("policy",),
                               loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
-                              sim_replay_fraction=self.sim_replay_fraction)
+                              sim_replay_fraction=self.sim_replay_fraction, seed=self.train_seed)
 
 
 def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initial_condition, seed: int) -> Episode:
@@ -161,7 +162,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     settings = {"dagger": asdict(cfg), "checkpoint": str(checkpoint), "sim_data": str(sim_data),
                 "physics": physics_setting(physics)}
     out.mkdir(parents=True, exist_ok=True)
-    refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",))
+    refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
+                          recorded_since=("dagger.train_seed",))
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
