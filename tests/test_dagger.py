@@ -22,6 +22,9 @@ def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path
     info, episodes = load_episodes(out / "dagger_data")
     assert info.domain == "sim" and len(episodes) == TINY.rounds * TINY.episodes_per_grid * len(task.grids)
     assert all(e.expert.all() and e.reward is None and e.value is None for e in episodes)
+    # the executed actions are the head's (its history at deployment), the BC targets the expert's
+    assert all(e.expert_action.shape == e.action.shape for e in episodes)
+    assert not all(np.allclose(e.action, e.expert_action) for e in episodes)
     assert [r["driving_head"] for r in result["rounds"]] == [str(pretrained), str(out / "round_01")]
     # the head changed; everything else (encoder, dynamics, reward, value, normaliser) is bit-identical
     before, after = ckpt.load_model(pretrained), ckpt.load_model(result["checkpoint"])

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import torch
 
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
                                    write_episodes)
@@ -117,6 +118,28 @@ def test_streamed_directory_equals_the_in_memory_windows(tmp_path):
     np.testing.assert_array_equal(streamed.step_success, ref.step_success)
     with pytest.raises(DatasetError, match="longer than the horizon"):
         WindowDataset.from_dir(tmp_path, history=2, horizon=8)
+
+
+def test_dagger_labels_are_bc_targets_while_history_and_dynamics_see_the_executed_actions(tmp_path):
+    import dataclasses
+
+    create_dataset(tmp_path, INFO)
+    dagger = make_episode(8, 0)
+    dagger.expert_action = -dagger.action  # the expert would have done otherwise
+    plain = make_episode(6, 100)
+    write_episodes(tmp_path, [plain, dagger], name="mixed")
+    _, (plain_back, dagger_back) = load_episodes(tmp_path)
+    np.testing.assert_array_equal(dagger_back.expert_action, -dagger.action)
+    np.testing.assert_array_equal(plain_back.expert_action, plain.action)  # its own actions are its targets
+    for data in (WindowDataset.from_dir(tmp_path, history=2, horizon=2),
+                 WindowDataset(INFO, [plain, dagger], history=2, horizon=2)):
+        b = data.batch(np.arange(len(data)))
+        late = b["obs"]["proprio"][:, 0] < 50  # windows of the DAgger episode, past its first step
+        assert torch.equal(b["bc_actions"][late], -b["actions"][late])
+        assert torch.equal(b["bc_actions"][~late], b["actions"][~late])
+        assert (b["hist_action"][late] >= 0).all()  # the history holds what was executed
+    with pytest.raises(DatasetError, match="expert flags"):
+        write_episodes(tmp_path, [dataclasses.replace(dagger, expert=None)])
 
 
 def test_split_is_by_episode():

@@ -150,6 +150,21 @@ def test_loss_masks_bc_and_unlabelled_windows():
     assert torch.isclose(total, torch.tensor(logs["latent"]))
 
 
+def test_bc_term_targets_the_labels_and_the_rest_the_executed_actions():
+    """DAgger windows carry the expert's labels (bc_actions) besides the executed actions: only the BC term moves."""
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), SPECS["proprio"]).eval()
+    b = batch_for(model, 4)
+    b["expert"][:] = 1
+    b["bc_labelled"][:] = 1
+    _, own = world_model_loss(model, b, LossConfig())
+    _, same = world_model_loss(model, {**b, "bc_actions": b["actions"].clone()}, LossConfig())
+    _, labelled = world_model_loss(model, {**b, "bc_actions": b["actions"] + 1.0}, LossConfig())
+    assert same == own
+    assert labelled["bc"] != own["bc"] and {k: v for k, v in labelled.items() if k not in ("bc", "total")} == \
+        {k: v for k, v in own.items() if k not in ("bc", "total")}
+
+
 def test_normalizer_round_trip_and_floor():
     norm = Normalizer({"x": (3,)})
     norm.set_stats("x", [1.0, 2.0, 3.0], [2.0, 0.0, 0.5])

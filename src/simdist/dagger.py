@@ -8,9 +8,10 @@ it had. A last stage adds the task's documented sensor noise to the head's input
 that the head also copes with the robot's noisy sensors. On Slippery Slope (μ = 0.19) one round plus that stage
 took the BC head alone from 0.80 to 0.87 in `real` (docs/results.md, session 17).
 
-Only the policy head changes: encoder, dynamics, reward and value stay bit-identical, and the DAgger data (states
-reached by the head's actions, labelled with the expert's) never trains the dynamics. Every stage resumes: a
-rerun of the same command continues from the last written episode file and the last checkpoint.
+Only the policy head changes: encoder, dynamics, reward and value stay bit-identical. Episodes record the actions
+the head executed (the history it sees when deployed) and the expert's labels as BC targets (`Episode.expert_action`):
+a head that attends to past actions must not learn from a history of labels it never executed. Every stage
+resumes: a rerun of the same command continues from the last written episode file and the last checkpoint.
 """
 
 from __future__ import annotations
@@ -71,28 +72,30 @@ class DaggerConfig:
 
 
 def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initial_condition, seed: int) -> Episode:
-    """One episode driven by `head`, recorded with the expert's action at every step as the action label."""
+    """One episode driven by `head`: its executed actions (what the history and the dynamics see) and, at every
+    step, the expert's action as the BC target (`Episode.expert_action`)."""
     spec = task.spec
     obs, _ = env.reset(seed=seed, options={"initial_condition": initial_condition})
     head.reset()
     expert.reset()
     seen: dict[str, list] = {g: [] for g in spec.obs_shapes}
-    commands, labels, infos = [], [], []
+    commands, actions, labels, infos = [], [], [], []
     for _ in range(spec.episode_steps):
         for g in spec.obs_shapes:
             seen[g].append(obs[g])
         if spec.command_dim:
             commands.append(obs["command"])
         labels.append(expert.act(obs))
-        obs, _, terminated, truncated, info = env.step(np.asarray(head.act(obs), np.float32))
+        actions.append(np.asarray(head.act(obs), np.float32))
+        obs, _, terminated, truncated, info = env.step(actions[-1])
         infos.append(info)
         if terminated or truncated:
             break
     metrics = task.episode_metrics(infos)
-    return Episode(obs={g: np.asarray(v, np.float32) for g, v in seen.items()}, action=np.asarray(labels, np.float32),
+    return Episode(obs={g: np.asarray(v, np.float32) for g, v in seen.items()}, action=np.asarray(actions),
                    command=np.asarray(commands, np.float32) if spec.command_dim else None,
-                   expert=np.ones(len(labels), bool), success=bool(metrics.get("success", 0.0)),
-                   source_policy="dagger", metrics=metrics)
+                   expert=np.ones(len(labels), bool), expert_action=np.asarray(labels, np.float32),
+                   success=bool(metrics.get("success", 0.0)), source_policy="dagger", metrics=metrics)
 
 
 def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, round_: int, k: int, physics,

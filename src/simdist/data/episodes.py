@@ -55,6 +55,9 @@ class Episode:
     ``value[t]`` = V^e(s_t), the expert critic at the state of obs[t]; ``expert[t]`` is true iff action[t] is
     the uncorrupted expert's (in robot data: the operator drove that step, a correction; `simdist.corrections`).
     Real episodes leave reward and value as None, and expert too unless an operator took over.
+    ``expert_action[t]``, where given, is what the expert would have done at obs[t] while another policy acted
+    (DAgger, `simdist.dagger`): the BC targets, with ``expert`` flagging the labelled steps; ``action`` stays the
+    executed action, which the history and the dynamics see.
     """
 
     obs: dict[str, np.ndarray]
@@ -63,6 +66,7 @@ class Episode:
     reward: np.ndarray | None = None
     value: np.ndarray | None = None
     expert: np.ndarray | None = None
+    expert_action: np.ndarray | None = None
     success: bool = False
     source_policy: str = ""
     metrics: dict[str, float] = field(default_factory=dict)
@@ -88,7 +92,13 @@ class Episode:
             arr = getattr(self, key)
             if arr is not None and arr.shape != (L,):
                 raise DatasetError(f"{key} has shape {arr.shape}, expected {(L,)}")
-        arrays = [self.action, *self.obs.values()] + [a for a in (self.command, self.reward, self.value) if a is not None]
+        if self.expert_action is not None:
+            if self.expert_action.shape != (L, info.action_dim):
+                raise DatasetError(f"expert_action has shape {self.expert_action.shape}, expected {(L, info.action_dim)}")
+            if self.expert is None:
+                raise DatasetError("expert_action needs the expert flags that say which steps it labels")
+        arrays = [self.action, *self.obs.values()] + [a for a in (self.command, self.reward, self.value,
+                                                                  self.expert_action) if a is not None]
         if not all(np.isfinite(a).all() for a in arrays):
             raise DatasetError("episode contains NaN or Inf")
 
@@ -158,6 +168,11 @@ def write_episodes(root: str | Path, episodes: list[Episode], name: str | None =
             if all(a is not None for a in arrays):
                 dtype = bool if key == "expert" else np.float32
                 f.create_dataset(key, data=np.concatenate(arrays).astype(dtype))
+        # with the expert flags (kept, as every label, only when every episode has them); an episode without
+        # expert_action is its own target
+        if all(e.expert is not None for e in episodes) and any(e.expert_action is not None for e in episodes):
+            f.create_dataset("expert_action", data=np.concatenate(
+                [e.action if e.expert_action is None else e.expert_action for e in episodes]).astype(np.float32))
         f.flush()
     with open(tmp, "rb+") as fh:
         os.fsync(fh.fileno())
@@ -199,7 +214,7 @@ def read_episode_file(path: Path, info: DatasetInfo) -> list[Episode]:
             obs = {g: f[f"obs/{g}"][()] for g in info.obs_shapes}
             action = f["action"][()]
             command = f["command"][()] if info.command_dim else None
-            labels = {k: (f[k][()] if k in f else None) for k in LABEL_KEYS}
+            labels = {k: (f[k][()] if k in f else None) for k in (*LABEL_KEYS, "expert_action")}
             success = f["success"][()]
             sources = [s.decode() if isinstance(s, bytes) else str(s) for s in f["source_policy"][()]]
             metrics = [json.loads(m) for m in f["metrics"][()]] if "metrics" in f else [{}] * len(lengths)
@@ -215,6 +230,7 @@ def read_episode_file(path: Path, info: DatasetInfo) -> list[Episode]:
             reward=None if labels["reward"] is None else labels["reward"][sl],
             value=None if labels["value"] is None else labels["value"][sl],
             expert=None if labels["expert"] is None else labels["expert"][sl],
+            expert_action=None if labels["expert_action"] is None else labels["expert_action"][sl],
             success=bool(success[i]), source_policy=sources[i], metrics=metrics[i],
         )
         try:

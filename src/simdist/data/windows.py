@@ -4,7 +4,8 @@ A window at step t of an episode [s, e) holds
     history   o_{t-H..t-1}, a_{t-H..t-1}  (before the episode start: the first observation and zero actions,
                                           as the robot's ring buffer is filled at reset)
     current   o_t (every group), g_t
-    future    a_{t..t+T-1}, o_{t+1..t+T}, g_{t+1..t+T}, r_{t..t+T-1}, v_{t+1..t+T}, expert_{t..t+T-1}
+    future    a_{t..t+T-1}, o_{t+1..t+T}, g_{t+1..t+T}, r_{t..t+T-1}, v_{t+1..t+T}, expert_{t..t+T-1},
+              and the BC targets a*_{t..t+T-1}: the expert's labels where an episode has them (DAgger), else a
 so t ranges over [s, e-1-T] and a window never crosses an episode. Two label masks per window: `labelled`
 (reward and value exist: simulation data) and `bc_labelled` (expert flags exist: simulation data, demonstrations,
 and robot episodes with operator corrections, which carry no reward or value). Batches are built with vectorised
@@ -67,6 +68,7 @@ class WindowDataset:
         command = np.empty((n, info.command_dim), np.float32) if info.command_dim else None
         reward, value, expert = (np.zeros(n, np.float32) for _ in range(3))
         labelled, bc_labelled, success = (np.zeros(n, bool) for _ in range(3))
+        bc_action = None  # BC targets, allocated at the first episode whose targets differ from its actions (DAgger)
         row = count = 0
         for e in episodes:
             if count == len(lengths) or len(e) != lengths[count]:
@@ -75,6 +77,10 @@ class WindowDataset:
             for g in obs:
                 obs[g][sl] = e.obs[g]
             action[sl] = e.action
+            if e.expert_action is not None and bc_action is None:
+                bc_action = action.copy()  # the rows so far are their own targets
+            if bc_action is not None:
+                bc_action[sl] = e.action if e.expert_action is None else e.expert_action
             if command is not None:
                 command[sl] = e.command
             if e.reward is not None and e.value is not None:
@@ -88,6 +94,7 @@ class WindowDataset:
         tensor = lambda a: torch.from_numpy(a).to(self.device)  # noqa: E731  (no copy on the CPU)
         self.obs = {g: tensor(v) for g, v in obs.items()}
         self.action, self.reward, self.value, self.expert = map(tensor, (action, reward, value, expert))
+        self.bc_action = self.action if bc_action is None else tensor(bc_action)
         self.command = tensor(command) if command is not None else None
         self.labelled_steps, self.bc_labelled_steps, self.step_success = labelled, bc_labelled, success
         self.labelled = torch.as_tensor(labelled, dtype=torch.float32, device=self.device)
@@ -133,6 +140,7 @@ class WindowDataset:
             "hist_proprio": self.obs["proprio"][hist_c],
             "hist_action": hist_action,
             "actions": self.action[fut],
+            "bc_actions": self.bc_action[fut],
             "future_obs": {g: v[nxt] for g, v in self.obs.items()},
             "rewards": self.reward[fut],
             "values": self.value[nxt],

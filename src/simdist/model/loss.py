@@ -4,7 +4,8 @@ All terms are mean squared errors on z-scored targets:
     latent : ‖ẑ_{t+i+1} − sg(E(o_{t+i+1}))‖²
     reward : (r̂_{t+i} − r_{t+i})²
     value  : (v̂_{t+i+1} − V^e(s_{t+i+1}))²
-    bc     : 1_e · ‖â_{t+i} − a_{t+i}‖², 1_e = cumulative product of the expert flags along the chunk, so
+    bc     : 1_e · ‖â_{t+i} − a*_{t+i}‖², a* the expert's action (the executed one, or a DAgger label), and
+             1_e = cumulative product of the expert flags along the chunk, so
              behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
              zero in the mean, as in the authors' code.
 Each term averages over the windows that carry its labels: reward/value over simulation windows, bc over windows
@@ -16,7 +17,7 @@ from __future__ import annotations
 import torch
 
 from simdist.config import LossConfig
-from simdist.model.world_model import REWARD, VALUE, WorldModel
+from simdist.model.world_model import ACTION, REWARD, VALUE, WorldModel
 
 
 def bc_mask(expert: torch.Tensor) -> torch.Tensor:
@@ -40,7 +41,9 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         terms["value"] = labelled_mean((out["value"] - target).pow(2).mean(1))
     if weights.bc:
         mask = bc_mask(batch["expert"])
-        err = (out["policy"] - out["actions_n"]).pow(2).mean(-1)
+        # DAgger windows: the expert's labels, not the executed actions (batches built by hand may lack them)
+        target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
+        err = (out["policy"] - target).pow(2).mean(-1)
         terms["bc"] = labelled_mean((err * mask).mean(1), "bc_labelled")
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
