@@ -11,7 +11,8 @@ from simdist.dagger import DaggerConfig, dagger
 from simdist.data.episodes import episode_files, load_episodes
 from simdist.tasks import get_task
 
-TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1)
+TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1,
+                    eval_episodes_per_grid=2)
 
 
 def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path, pretrained, pendulum_data):
@@ -26,6 +27,7 @@ def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path
     assert all(e.expert_action.shape == e.action.shape for e in episodes)
     assert not all(np.allclose(e.action, e.expert_action) for e in episodes)
     assert [r["driving_head"] for r in result["rounds"]] == [str(pretrained), str(out / "round_01")]
+    assert set(result["final_head_sim_success"]) == set(task.grids)  # the output head alone, on fresh episodes
     # the head changed; everything else (encoder, dynamics, reward, value, normaliser) is bit-identical
     before, after = ckpt.load_model(pretrained), ckpt.load_model(result["checkpoint"])
     head = {name for name, _ in before.parameter_group("policy")}
@@ -56,3 +58,16 @@ def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     assert result["dagger_episodes"] == 2 and len(episode_files(tmp_path / "d" / "dagger_data")) == 2
     assert np.isfinite(result["rounds"][0]["head_sim_success_mean"])
     assert main(argv[:-2] + ["--set", "rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
+
+
+def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,
+                                                                          monkeypatch, caplog):
+    import simdist.dagger as dagger_module
+
+    monkeypatch.setattr(dagger_module, "evaluate_head", lambda task, *a, **k: {g: -1.0 for g in task.grids})
+    cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
+    with caplog.at_level("WARNING", logger="simdist.dagger"):
+        result = dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,
+                        device=torch.device("cpu"), progress=False)
+    assert result["final_head_sim_success_mean"] == -1.0
+    assert "worse" in caplog.text and str(pretrained) in caplog.text

@@ -34,7 +34,7 @@ from simdist.config import FinetuneConfig, LossConfig, parse_overrides, replace
 from simdist.data.episodes import (DatasetInfo, Episode, create_dataset, episode_files, episode_lengths,
                                    read_episode_file, read_info, write_episodes)
 from simdist.data.windows import WindowDataset
-from simdist.eval.rollout import PrivilegedAgent, episode_seed
+from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.train import default_device, finetune, load_windows
 
@@ -55,13 +55,18 @@ class DaggerConfig:
     lr_end: float = 5e-5
     warmup_steps: int = 100
     sim_replay_fraction: float = 0.5  # share of each batch from the simulation dataset
+    # Episodes per grid on which the output head alone is evaluated in `sim` (same physics as the collection),
+    # beside the input head's success that round 1's collection measures; 0 = no evaluation.
+    eval_episodes_per_grid: int = 20
     seed: int = 100  # episodes: initial conditions, domain randomisation, expert noise
     train_seed: int = 0  # head training: batches and validation split
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grids", tuple(self.grids))
-        if self.rounds < 1 or self.episodes_per_grid < 1 or self.steps < 1 or self.sensor_noise_steps < 0:
-            raise ValueError(f"DAgger needs rounds, episodes_per_grid and steps >= 1 and sensor_noise_steps >= 0: {self}")
+        if self.rounds < 1 or self.episodes_per_grid < 1 or self.steps < 1 or min(self.sensor_noise_steps,
+                                                                                    self.eval_episodes_per_grid) < 0:
+            raise ValueError("DAgger needs rounds, episodes_per_grid and steps >= 1 and sensor_noise_steps, "
+                             f"eval_episodes_per_grid >= 0: {self}")
 
     def head_finetune(self, steps: int) -> FinetuneConfig:
         """The policy head alone, on the BC term alone (the DAgger data has no reward or value)."""
@@ -145,6 +150,20 @@ def collect_round(task, head: str | Path, data_dir: Path, cfg: DaggerConfig, rou
     return success
 
 
+def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
+                  progress: bool = True) -> dict[str, float]:
+    """Success of `checkpoint`'s BC head alone in `sim` on every grid, on episodes no collection round uses."""
+    head, success = PolicyAgent(ckpt.load_model(checkpoint)), {}
+    for k, grid in enumerate(cfg.grids):
+        stream = (cfg.seed, 0, k)  # round 0: never collected
+        env = task.make_env("sim", physics, seed=episode_seed((*stream, 1), 0))
+        ics = task.initial_conditions(grid, cfg.eval_episodes_per_grid, seed=episode_seed((*stream, 3), 0))
+        success[grid] = rollout(task, env, head, ics, seed=(*stream, 0), progress=progress).summary(
+            task.spec.control_period_s)["success_rate"]
+        log.info("the DAgger head alone in sim, %s: success %.2f", grid, success[grid])
+    return success
+
+
 def _write_final(source: Path, out: Path, sensor_noise_scale: float, extra: dict) -> None:
     """The deployable head: the last stage's weights under the input checkpoint's sensor_noise_scale (the DAgger
     noise stage's augmentation was for the head; later dynamics finetunes keep the checkpoint's own setting)."""
@@ -166,7 +185,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
                 "physics": physics_setting(physics)}
     out.mkdir(parents=True, exist_ok=True)
     refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
-                          recorded_since=("dagger.train_seed",))
+                          recorded_since=("dagger.train_seed", "dagger.eval_episodes_per_grid"))
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
@@ -206,6 +225,13 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     _write_final(head, out / "model", base.cfg.sensor_noise_scale, extra)
     result = {"task": spec.name, "checkpoint": str(out / "model"), "rounds": rounds,
               "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir))}
+    if cfg.eval_episodes_per_grid:
+        result["final_head_sim_success"] = evaluate_head(task, out / "model", cfg, physics, progress)
+        result["final_head_sim_success_mean"] = float(np.mean(list(result["final_head_sim_success"].values())))
+        if result["final_head_sim_success_mean"] < rounds[0]["head_sim_success_mean"]:
+            log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse "
+                        "here; keep %s (docs/results.md, session 18: DAgger on Peg Insertion)",
+                        result["final_head_sim_success_mean"], rounds[0]["head_sim_success_mean"], checkpoint)
     (out / "dagger_results.json").write_text(json.dumps(result, indent=2))
     return result
 
