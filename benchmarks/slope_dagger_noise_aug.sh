@@ -5,7 +5,8 @@
 # sensor noise added to its inputs (`--model-set sensor_noise_scale=1`, the authors' augmentation; training only), then
 # evaluated alone in `real` at μ = 0.19 (seeds 0 1 2). Needs runs/quadruped_data_v3, runs/slope_dagger,
 # runs/q_lowfric_phist_dagger1. Records: benchmarks/results/slope_dagger_rounds.jsonl. ≈ 5 min + 3 evaluations.
-# Shipped as checkpoints/quadruped-lowfric-dagger: SHIP=1 bash benchmarks/slope_dagger_noise_aug.sh
+# Shipped in session 17 as checkpoints/quadruped-lowfric-dagger (commit dcffb79); since session 18 that folder holds
+# the head of `simdist dagger` (benchmarks/slope_dagger_cli.sh). SHIP=1 DST=checkpoints/NAME copies this one there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -15,11 +16,11 @@ R=${R:-runs}; OUT=$R/q_lowfric_phist_dagger1_aug; REC=benchmarks/results/slope_d
   --trainable policy --loss-set latent=0 --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr=1e-4 \
   --set lr_end=5e-5 --set warmup_steps=100 --model-set sensor_noise_scale=1 --quiet
 slope_mu019_to "$REC" '"model": "q_lowfric_phist_dagger1_aug"' "$OUT" "${AGENTS:-policy}" "${SEEDS:-0 1 2}"
-# SHIP=1 copies the head to checkpoints/quadruped-lowfric-dagger with sensor_noise_scale reset to 0 (a training-only
+# SHIP=1 copies the head to DST with sensor_noise_scale reset to 0 (a training-only
 # field): the noise was for the head; Alg. 1's dynamics finetunes then see real data as recorded, as for the other
 # low-friction models.
 if [ "${SHIP:-0}" = 1 ]; then
-  dst=checkpoints/quadruped-lowfric-dagger; mkdir -p "$dst"; cp "$OUT"/{model.safetensors,metrics.jsonl} "$dst"/
+  dst=${DST:?set DST=checkpoints/NAME}; mkdir -p "$dst"; cp "$OUT"/{model.safetensors,metrics.jsonl} "$dst"/
   python - "$OUT/config.json" "$dst/config.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))

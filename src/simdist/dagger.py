@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class DaggerConfig:
-    """Defaults: the session-17 recipe that shipped `checkpoints/quadruped-lowfric-dagger`."""
+    """Defaults: the recipe of `checkpoints/quadruped-lowfric-dagger` (docs/results.md, sessions 17-18)."""
 
     rounds: int = 1
     episodes_per_grid: int = 40  # per round, on each of `grids`
