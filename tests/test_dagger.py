@@ -71,3 +71,31 @@ def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_pa
                         device=torch.device("cpu"), progress=False)
     assert result["final_head_sim_success_mean"] == -1.0
     assert "worse" in caplog.text and str(pretrained) in caplog.text
+
+
+def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data,
+                                                                      monkeypatch):
+    import simdist.dagger as dagger_module
+
+    calls = []
+
+    def fake_evaluation(task, head, cfg, physics, progress):  # the second candidate (seed 1) does better
+        calls.append(str(head))
+        return {g: 0.9 if str(head).endswith("_c1") else 0.1 for g in task.grids}
+
+    monkeypatch.setattr(dagger_module, "evaluate_head", fake_evaluation)
+    cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1, "candidates": 2})
+    run = lambda: dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,  # noqa: E731
+                         device=torch.device("cpu"), progress=False)
+    result = run()
+    assert [c["sim_success_mean"] for c in result["candidates"]] == [0.1, 0.9]
+    chosen = ckpt.load_model(tmp_path / "d" / "model").state_dict()
+    second = ckpt.load_model(tmp_path / "d" / "round_01_c1").state_dict()
+    first = ckpt.load_model(tmp_path / "d" / "round_01").state_dict()
+    assert all(torch.equal(v, second[k]) for k, v in chosen.items())
+    assert not all(torch.equal(v, first[k]) for k, v in chosen.items())  # other training seed, other head
+    assert len(calls) == 2
+    run()  # resumed: the evaluations are read back, not redone
+    assert len(calls) == 2
+    with pytest.raises(ValueError, match="eval_episodes_per_grid"):
+        DaggerConfig(candidates=2, eval_episodes_per_grid=0)
