@@ -143,3 +143,9 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
     with pytest.raises(ValueError, match="simulation replay holds"):
         finetune(pretrained, tmp_path / "a" / "real_data", tmp_path / "ft", FinetuneConfig(steps=2, sim_replay_fraction=0.5),
                  device=torch.device("cpu"), progress=False, sim_data=wrong)
+    shared = load_windows(pendulum_data, model_cfg, torch.device("cpu"))
+    labels = shared.labelled.clone()
+    finetune(pretrained, tmp_path / "a" / "real_data", tmp_path / "ft2",
+             FinetuneConfig(steps=2, batch_size=4, warmup_steps=0, sim_replay_fraction=0.5, replay_labels=False),
+             device=torch.device("cpu"), progress=False, sim_data=shared)
+    assert torch.equal(shared.labelled, labels) and labels.any()  # a latent-only replay leaves the caller's labels

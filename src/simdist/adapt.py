@@ -189,7 +189,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
             if replay is None and sim_data is not None and ft.sim_replay_fraction > 0:
                 replay = load_windows(sim_data, pretrained_model.cfg, device)
-            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress, 
+            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress,
                      sim_data=sim_data if replay is None else replay)
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir)

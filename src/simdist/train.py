@@ -7,6 +7,7 @@ atomic checkpoints with optimiser state, and exact resume (batches are drawn fro
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import math
@@ -182,6 +183,8 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
 
 
 def concat_batches(a: dict, b: dict) -> dict:
+    if ("bc_actions" in a) != ("bc_actions" in b):  # DAgger windows beside plain ones: BC targets = executed actions
+        a, b = ({**x, "bc_actions": x.get("bc_actions", x["actions"])} for x in (a, b))
     return {k: concat_batches(v, b[k]) if isinstance(v, dict) else torch.cat((v, b[k])) for k, v in a.items()}
 
 
@@ -297,9 +300,9 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         if (replay.H, replay.T, replay.device) != (model.cfg.history, model.cfg.horizon, torch.device(device)):
             raise ValueError(f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
                              f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")
-        if not cfg.replay_labels:  # replayed windows train the latent term only
-            replay.labelled.zero_()
-            replay.bc_labelled.zero_()
+        if not cfg.replay_labels:  # replayed windows train the latent term only (a copy: the caller's keep theirs)
+            replay = copy.copy(replay)
+            replay.labelled, replay.bc_labelled = torch.zeros_like(replay.labelled), torch.zeros_like(replay.bc_labelled)
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d windows of %s", cfg.trainable, sum(p.numel() for p in params), len(data),
              data_dir)

@@ -140,7 +140,6 @@ class WindowDataset:
             "hist_proprio": self.obs["proprio"][hist_c],
             "hist_action": hist_action,
             "actions": self.action[fut],
-            "bc_actions": self.bc_action[fut],
             "future_obs": {g: v[nxt] for g, v in self.obs.items()},
             "rewards": self.reward[fut],
             "values": self.value[nxt],
@@ -148,6 +147,8 @@ class WindowDataset:
             "labelled": self.labelled[t],
             "bc_labelled": self.bc_labelled[t],
         }
+        if self.bc_action is not self.action:  # DAgger labels; otherwise the loss clones the executed actions
+            out["bc_actions"] = self.bc_action[fut]
         if self.command is not None:
             out["commands"] = self.command[torch.cat((t[:, None], nxt), dim=1)]
         return out
