@@ -99,3 +99,55 @@ def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, 
     assert len(calls) == 2
     with pytest.raises(ValueError, match="eval_episodes_per_grid"):
         DaggerConfig(candidates=2, eval_episodes_per_grid=0)
+
+
+def _tiny_bc(directory, task, data) -> "Path":
+    from simdist.baselines.bc import BCConfig, BCLearner
+    from simdist.baselines.common import set_normalizer_stats, spec_of
+    from simdist.baselines.replay import TransitionBuffer, observation_stats, sparse_success
+
+    _, episodes = load_episodes(data)
+    bc = BCLearner(spec_of(task.spec), BCConfig.preset("cpu", steps=5, batch_size=8))
+    set_normalizer_stats([bc.actor], observation_stats(episodes))
+    bc.train(TransitionBuffer.from_episodes(episodes, sparse_success, expert_only=True))
+    return bc.save(directory)
+
+
+def test_dagger_refines_the_single_step_bc_baseline(tmp_path, pendulum_data, capsys, caplog):
+    from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels
+    from simdist.baselines.checkpoints import baseline_method
+    from simdist.cli import main
+
+    task = get_task("pendulum")
+    start = _tiny_bc(tmp_path / "bc", task, pendulum_data)
+    cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
+    result = dagger(task, start, pendulum_data, tmp_path / "d", cfg, device=torch.device("cpu"), progress=False)
+    assert baseline_method(result["checkpoint"]) == "bc"
+    _, episodes = load_episodes(tmp_path / "d" / "dagger_data")
+    assert len(episodes) == cfg.episodes_per_grid * len(task.grids)
+    assert all(e.expert_action is not None for e in episodes)
+    before, after = BCLearner.load(start).actor.state_dict(), BCLearner.load(result["checkpoint"]).actor.state_dict()
+    assert any(not torch.equal(v, after[k]) for k, v in before.items())
+    stats = [k for k in before if "normalizer" in k]  # the simulation statistics stay those of the input policy
+    assert stats and all(torch.equal(before[k], after[k]) for k in stats)
+    # the update fits the labels: with no replay, the policy moves towards the expert's actions on its own states
+    labels = dagger_labels(episodes)
+    error = lambda learner: float((learner.actor.mode(labels.batch(np.arange(len(labels)))["obs"])  # noqa: E731
+                                   - learner.actor.to_unit(torch.as_tensor(labels.action))).pow(2).mean().detach())
+    fitted = retrain_on_labels(start, labels, labels, tmp_path / "fit", steps=200, lr=3e-3, lr_end=1e-3,
+                               batch_size=32, replay_fraction=0.0, seed=0)
+    assert error(fitted) < 0.5 * error(BCLearner.load(start))
+    # `simdist evaluate` deploys a baseline's checkpoint as its policy, and refuses to plan with it
+    argv = ["evaluate", "pendulum", "--checkpoint", str(result["checkpoint"]), "--trials", "1", "--json", "--quiet"]
+    assert main(argv + ["--agent", "policy"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["grids"]
+    assert main(argv + ["--agent", "mppi"]) == 2
+    assert "no world model to plan with" in caplog.text
+
+
+def test_dagger_refuses_a_baseline_it_cannot_refine(tmp_path, pendulum_data):
+    start = _tiny_bc(tmp_path / "bc", get_task("pendulum"), pendulum_data)
+    config = json.loads((start / "config.json").read_text())
+    (start / "config.json").write_text(json.dumps({**config, "method": "iql"}))
+    with pytest.raises(ValueError, match="'iql'"):
+        dagger(get_task("pendulum"), start, pendulum_data, tmp_path / "d", TINY, device=torch.device("cpu"))

@@ -28,16 +28,6 @@ def _task(name: str):
     return get_task(name)
 
 
-def _with_grid_means(out: dict) -> dict:
-    """Average over grids (speeds, for the quadruped) of every per-grid mean: success_rate, mean_time_s and
-    task metrics such as mean_progress_m."""
-    grids = list(out["grids"].values())
-    for key in grids[0]:
-        if key == "success_rate" or key.startswith("mean_"):
-            out[key] = sum(g[key] for g in grids) / len(grids)
-    return out
-
-
 def cmd_tasks(args) -> dict:
     from simdist.tasks import task_names
 
@@ -113,39 +103,34 @@ def _mppi(name: str, prior_weight: float | None, overrides: list[str] | None = N
 
 
 def cmd_evaluate(args) -> dict:
+    from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
     from simdist.checkpoint import load_model
-    from simdist.eval.rollout import rollout
+    from simdist.eval.rollout import evaluate_grids
     from simdist.planning.agent import MPPIAgent, PolicyAgent
 
     task = _task(args.task)
-    model = load_model(args.checkpoint)
-    agent = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, _mppi(args.mppi, args.prior_weight,
-                                                                                         args.mppi_set))
-    grids = task.grids if args.grid == "all" else (args.grid,)
-    out: dict = {"task": task.spec.name, "domain": args.domain, "checkpoint": str(args.checkpoint), "grids": {}}
-    for grid in grids:
-        env = task.make_env(args.domain, args.physics, seed=args.seed)
-        ics = task.initial_conditions(grid, args.trials, seed=args.seed)
-        res = rollout(task, env, agent, ics, seed=args.seed, progress=not args.quiet)
-        out["grids"][grid] = res.summary(task.spec.control_period_s)
-    _with_grid_means(out)
+    if baseline_method(args.checkpoint):  # a baseline is its own policy: it has no world model to plan with
+        if args.agent == "mppi":
+            raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with (--agent policy)")
+        agent = load_baseline_agent(args.checkpoint)
+    elif args.agent == "policy":
+        agent = PolicyAgent(load_model(args.checkpoint))
+    else:
+        agent = MPPIAgent(load_model(args.checkpoint), _mppi(args.mppi, args.prior_weight, args.mppi_set))
+    out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
+                         args.trials, args.seed, args.physics, progress=not args.quiet)
+    out["checkpoint"] = str(args.checkpoint)
     Path(args.checkpoint, "eval_info.json").write_text(json.dumps(out, indent=2))
     return out
 
 
 def cmd_expert_eval(args) -> dict:
-    from simdist.eval.rollout import PrivilegedAgent, rollout
+    from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
 
     task = _task(args.task)
-    grids = task.grids if args.grid == "all" else (args.grid,)
-    out: dict = {"task": task.spec.name, "domain": args.domain, "grids": {}}
-    for grid in grids:
-        env = task.make_env(args.domain, args.physics, seed=args.seed)
-        agent = PrivilegedAgent(task.expert(), env, seed=args.seed)
-        res = rollout(task, env, agent, task.initial_conditions(grid, args.trials, seed=args.seed), seed=args.seed,
-                      progress=not args.quiet, source="expert")
-        out["grids"][grid] = res.summary(task.spec.control_period_s)
-    return _with_grid_means(out)
+    return evaluate_grids(task, lambda env: PrivilegedAgent(task.expert(), env, seed=args.seed), args.domain,
+                          task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed, args.physics,
+                          progress=not args.quiet, source="expert")
 
 
 def cmd_adapt(args) -> dict:
@@ -286,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--domain", default="sim", choices=("sim", "real"))
     sp.add_argument("--grid", default="all")
     sp.add_argument("--trials", type=int, default=20)
-    sp.add_argument("--agent", default="mppi", choices=("mppi", "policy"))
+    sp.add_argument("--agent", choices=("mppi", "policy"), help="MPPI (default) or the BC head alone; a baseline's "
+                    "checkpoint (`simdist compare` writes them) is always its own policy")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset")
     sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
     sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",

@@ -12,6 +12,10 @@ Only the policy head changes: encoder, dynamics, reward and value stay bit-ident
 the head executed (the history it sees when deployed) and the expert's labels as BC targets (`Episode.expert_action`):
 a head that attends to past actions must not learn from a history of labels it never executed. Every stage
 resumes: a rerun of the same command continues from the last written episode file and the last checkpoint.
+
+The same loop refines the single-step BC baseline (a `simdist compare` BC checkpoint, `baselines.bc`): it drives,
+the expert labels, it is retrained on the labels with the same simulation replay and the same two stages, so that
+SimDist's DAgger head can be compared with a baseline given the same simulation-side help.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
 from simdist.adapt import physics_setting, refuse_other_settings
+from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
+from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.config import FinetuneConfig, LossConfig, parse_overrides, replace
 from simdist.data.episodes import (DatasetInfo, Episode, create_dataset, episode_files, episode_lengths,
-                                   read_episode_file, read_info, write_episodes)
+                                   load_episodes, read_episode_file, read_info, write_episodes)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.train import default_device, finetune, load_windows
@@ -109,6 +115,13 @@ def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initia
                    success=bool(metrics.get("success", 0.0)), source_policy="dagger", metrics=metrics)
 
 
+def driving_agent(checkpoint: str | Path):
+    """The policy DAgger refines: the BC head of a SimDist model, or a single-step BC baseline's policy."""
+    if baseline_method(checkpoint):
+        return load_baseline_agent(checkpoint)
+    return PolicyAgent(ckpt.load_model(checkpoint))
+
+
 def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, round_: int, k: int, physics,
                   progress: bool, threads: int | None = None) -> None:
     """Round `round_`'s episodes on grid k, written as one file (also the body of a worker process)."""
@@ -120,7 +133,7 @@ def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, r
     stream = (cfg.seed, round_, k)  # independent of every other round and grid
     env_seed, expert_seed, ic_seed = (episode_seed((*stream, part), 0) for part in (1, 2, 3))
     env = task.make_env("sim", physics, seed=env_seed)
-    head_agent = PolicyAgent(ckpt.load_model(head))
+    head_agent = driving_agent(head)
     expert = PrivilegedAgent(task.expert(), env, seed=expert_seed)
     ics = task.initial_conditions(grid, cfg.episodes_per_grid, seed=ic_seed)
     episodes = [dagger_episode(task, env, head_agent, expert, ic, episode_seed((*stream, 0), i))
@@ -160,7 +173,7 @@ def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
                   progress: bool = True) -> dict[str, float]:
     """Success of `checkpoint`'s BC head alone in `sim` (`physics`) on every grid, on episodes no collection round
     uses; every candidate head meets the same episodes."""
-    head, success = PolicyAgent(ckpt.load_model(checkpoint)), {}
+    head, success = driving_agent(checkpoint), {}
     for k, grid in enumerate(cfg.grids):
         stream = (cfg.seed, 0, k)  # round 0: never collected
         env = task.make_env("sim", physics, seed=episode_seed((*stream, 1), 0))
@@ -171,11 +184,16 @@ def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
     return success
 
 
-def _write_final(source: Path, out: Path, sensor_noise_scale: float, extra: dict) -> None:
+def _write_final(source: Path, out: Path, checkpoint: str | Path, extra: dict) -> None:
     """The deployable head: the last stage's weights under the input checkpoint's sensor_noise_scale (the DAgger
     noise stage's augmentation was for the head; later dynamics finetunes keep the checkpoint's own setting)."""
+    if baseline_method(source):
+        learner = BCLearner.load(source)
+        learner.cfg = replace(learner.cfg, sensor_noise_scale=BCLearner.load(checkpoint).cfg.sensor_noise_scale)
+        learner.save(out, extra)
+        return
     model = ckpt.load_model(source)
-    model.cfg = replace(model.cfg, sensor_noise_scale=sensor_noise_scale)
+    model.cfg = replace(model.cfg, sensor_noise_scale=ckpt.load_model(checkpoint).cfg.sensor_noise_scale)
     ckpt.save_model(out, model, extra)
 
 
@@ -186,8 +204,11 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
     which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on)."""
     out, device = Path(out), device or default_device()
-    spec = task.spec
-    base = ckpt.load_model(checkpoint)
+    spec, method = task.spec, baseline_method(checkpoint)
+    if method not in (None, "bc"):
+        raise ValueError(f"simdist dagger refines a SimDist model's BC head or the single-step BC baseline ('bc'); "
+                         f"{checkpoint} holds a {method!r} checkpoint")
+    base = None if method else ckpt.load_model(checkpoint)
     if not cfg.grids:
         cfg = replace(cfg, grids=tuple(task.grids))
     eval_physics = physics if eval_physics is None else eval_physics
@@ -206,14 +227,20 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
                                          notes=f"DAgger: the BC head of {checkpoint} (then of each round's model) "
                                                "drives in sim; `action` is what it executed, `expert_action` the "
                                                "privileged expert's label (simdist dagger)"))
-    replay = functools.cache(lambda: load_windows(sim_data, base.cfg, device))  # built at the first training only
+    replay = functools.cache(  # built at the first training only
+        lambda: sim_expert_transitions(sim_data) if method else load_windows(sim_data, base.cfg, device))
 
     def train(start: Path, model_dir: Path, steps: int, seed: int, **overrides) -> Path:
         if not (model_dir / "done").exists():
             log.info("training the BC head %d steps (seed %d%s) on %d DAgger files", steps, seed,
                      ", with the sensor noise on its inputs" if overrides else "", len(episode_files(data_dir)))
-            finetune(start, data_dir, model_dir, replace(cfg.head_finetune(steps), seed=seed), device=device,
-                     progress=progress, sim_data=replay(), model_overrides=overrides)
+            if method:  # the single-step BC baseline, with the same replay share, steps and learning rates
+                retrain_on_labels(start, dagger_labels(load_episodes(data_dir)[1]), replay(), model_dir, steps=steps,
+                                  lr=cfg.lr, lr_end=cfg.lr_end, batch_size=cfg.batch_size,
+                                  replay_fraction=cfg.sim_replay_fraction, seed=seed, **overrides)
+            else:
+                finetune(start, data_dir, model_dir, replace(cfg.head_finetune(steps), seed=seed), device=device,
+                         progress=progress, sim_data=replay(), model_overrides=overrides)
             (model_dir / "done").write_text("ok\n")
         return model_dir
 
@@ -248,7 +275,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
             log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse "
                         "here; keep %s (docs/results.md, session 18: DAgger on Peg Insertion)",
                         means[best], rounds[0]["head_sim_success_mean"], checkpoint)
-    _write_final(chosen, out / "model", base.cfg.sensor_noise_scale,
+    _write_final(chosen, out / "model", checkpoint,
                  {"stage": "dagger", "dagger": settings, "trained_head": str(chosen)})
     (out / "dagger_results.json").write_text(json.dumps(result, indent=2))
     return result
@@ -283,7 +310,8 @@ def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     sp = subparsers.add_parser("dagger", help=help_text, description=help_text)
     sp.set_defaults(fn=cmd_dagger)
     sp.add_argument("task")
-    sp.add_argument("--checkpoint", required=True, help="pretrained world model whose BC head is refined")
+    sp.add_argument("--checkpoint", required=True, help="pretrained world model whose BC head is refined, or a "
+                    "single-step BC baseline checkpoint (simdist compare writes METHOD/seed_S/checkpoint)")
     sp.add_argument("--sim-data", required=True, help="its simulation dataset, replayed in every head update")
     sp.add_argument("--out", required=True)
     sp.add_argument("--rounds", type=int, help=f"DAgger rounds (default {DaggerConfig.rounds})")

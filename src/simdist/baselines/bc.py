@@ -7,6 +7,7 @@ baselines. Loss: MSE between tanh(mean) and the expert action, in unit action sp
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,8 @@ import torch
 
 from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, load_weights, read_checkpoint_config,
                                       save_checkpoint)
-from simdist.baselines.replay import TransitionBuffer
+from simdist.baselines.replay import SymmetricSampler, TransitionBuffer, sparse_success
+from simdist.data.episodes import Episode, load_episodes
 from simdist.model.augment import add_sensor_noise
 from simdist.model.world_model import ModelSpec
 
@@ -70,8 +72,8 @@ class BCLearner:
     def agent(self, explore: bool = False) -> ActorAgent:
         return ActorAgent(self.actor.eval(), explore=False, seed=self.cfg.seed)
 
-    def save(self, directory: str | Path) -> Path:
-        return save_checkpoint(directory, METHOD, self.cfg, self.spec, {"actor": self.actor})
+    def save(self, directory: str | Path, extra: dict[str, Any] | None = None) -> Path:
+        return save_checkpoint(directory, METHOD, self.cfg, self.spec, {"actor": self.actor}, extra)
 
     @classmethod
     def load(cls, directory: str | Path, device: torch.device | str = "cpu") -> "BCLearner":
@@ -79,3 +81,42 @@ class BCLearner:
         learner = cls(spec, cfg, device)
         load_weights(directory, {"actor": learner.actor})
         return learner
+
+
+# ------------------------------------------------------------------------------------------ DAgger (simdist dagger)
+def dagger_labels(episodes: list[Episode]) -> TransitionBuffer:
+    """The expert's labels on the states the policy reached (`Episode.expert_action`) as the actions to clone: a
+    single-step policy sees no history, so the executed actions play no part."""
+    labelled = [dataclasses.replace(e, action=e.expert_action) for e in episodes if e.expert_action is not None]
+    if not labelled:
+        raise ValueError("no DAgger labels (Episode.expert_action) in these episodes")
+    return TransitionBuffer.from_episodes(labelled, sparse_success, expert_only=True)
+
+
+def retrain_on_labels(start: str | Path, labels: TransitionBuffer, sim: TransitionBuffer, out: str | Path, *,
+                      steps: int, lr: float, lr_end: float, batch_size: int, replay_fraction: float, seed: int,
+                      sensor_noise_scale: float | None = None) -> BCLearner:
+    """DAgger's update of a single-step BC policy: continue from checkpoint `start` on `labels`, with
+    `replay_fraction` of every batch from the simulation expert data `sim` (so that it keeps what it had) and the
+    learning rate falling linearly from `lr` to `lr_end`; saved to `out`. `sensor_noise_scale` (when given) adds that
+    × the task's sensor noise to the inputs, as SimDist's head gets in `simdist dagger`'s last stage."""
+    previous = BCLearner.load(start)
+    noise = {} if sensor_noise_scale is None else {"sensor_noise_scale": sensor_noise_scale}
+    cfg = dataclasses.replace(previous.cfg, lr=lr, batch_size=batch_size, seed=seed, **noise)
+    learner = BCLearner(previous.spec, cfg, previous.device)
+    learner.actor.load_state_dict(previous.actor.state_dict())
+    schedule = torch.optim.lr_scheduler.LinearLR(learner.optimizer, 1.0, lr_end / lr, total_iters=steps)
+    sampler, rng = SymmetricSampler(sim, labels, replay_fraction), np.random.default_rng(seed)
+    info: dict[str, float] = {}
+    for _ in range(steps):
+        info = learner.update(sampler.sample(batch_size, rng, learner.device))
+        schedule.step()
+    log.info("BC retrained %d steps on %d labels (+ %d sim transitions): loss %.4f", steps, len(labels), len(sim),
+             info.get("bc_loss", float("nan")))
+    learner.save(out)
+    return learner
+
+
+def sim_expert_transitions(sim_data: str | Path) -> TransitionBuffer:
+    """The simulation dataset's uncorrupted expert transitions, what single-step BC is trained on."""
+    return TransitionBuffer.from_episodes(load_episodes(sim_data)[1], sparse_success, expert_only=True)

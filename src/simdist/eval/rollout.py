@@ -109,3 +109,21 @@ class PrivilegedAgent:
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         return np.asarray(self.policy.act(self.env.oracle_privileged_state()), np.float32)
+
+
+def evaluate_grids(task, make_agent: Callable[[object], Agent], domain: str, grids: tuple[str, ...], trials: int,
+                   seed: int = 0, physics=None, progress: bool = False, source: str = "agent") -> dict:
+    """`trials` episodes on each grid, each grid in a fresh env seeded with `seed` (`simdist evaluate`'s protocol):
+    the per-grid summaries and their means over grids (success_rate, mean_time_s, task metrics such as
+    mean_progress_m). `make_agent(env)` gives the agent for a grid's env (the privileged expert reads its state)."""
+    out: dict = {"task": task.spec.name, "domain": domain, "grids": {}}
+    for grid in grids:
+        env = task.make_env(domain, physics, seed=seed)
+        res = rollout(task, env, make_agent(env), task.initial_conditions(grid, trials, seed=seed), seed=seed,
+                      progress=progress, source=source)
+        out["grids"][grid] = res.summary(task.spec.control_period_s)
+    per_grid = list(out["grids"].values())
+    for key in per_grid[0]:
+        if key == "success_rate" or key.startswith("mean_"):
+            out[key] = sum(g[key] for g in per_grid) / len(per_grid)
+    return out
