@@ -101,7 +101,7 @@ def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, 
         DaggerConfig(candidates=2, eval_episodes_per_grid=0)
 
 
-def _tiny_bc(directory, task, data) -> "Path":
+def _tiny_bc(directory, task, data):
     from simdist.baselines.bc import BCConfig, BCLearner
     from simdist.baselines.common import set_normalizer_stats, spec_of
     from simdist.baselines.replay import TransitionBuffer, observation_stats, sparse_success
