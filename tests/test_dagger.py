@@ -151,3 +151,19 @@ def test_dagger_refuses_a_baseline_it_cannot_refine(tmp_path, pendulum_data):
     (start / "config.json").write_text(json.dumps({**config, "method": "iql"}))
     with pytest.raises(ValueError, match="'iql'"):
         dagger(get_task("pendulum"), start, pendulum_data, tmp_path / "d", TINY, device=torch.device("cpu"))
+
+
+def test_sim_expert_transitions_read_file_by_file_equal_the_whole_dataset(tmp_path, pendulum_data):
+    from simdist.baselines.bc import sim_expert_transitions
+    from simdist.baselines.replay import TransitionBuffer, sparse_success
+    from simdist.data.episodes import create_dataset, write_episodes
+
+    info, episodes = load_episodes(pendulum_data)
+    create_dataset(tmp_path / "two_files", info)
+    write_episodes(tmp_path / "two_files", episodes[:10], name="a")
+    write_episodes(tmp_path / "two_files", episodes[10:], name="b")
+    whole = TransitionBuffer.from_episodes(episodes, sparse_success, expert_only=True)
+    streamed = sim_expert_transitions(tmp_path / "two_files")
+    assert len(streamed) == len(whole) > 0 and streamed.expert.all()
+    assert np.array_equal(streamed.action, whole.action)
+    assert all(np.array_equal(streamed.obs[g], whole.obs[g]) for g in whole.obs)

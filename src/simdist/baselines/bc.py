@@ -19,7 +19,7 @@ import torch
 from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, load_weights, read_checkpoint_config,
                                       save_checkpoint)
 from simdist.baselines.replay import SymmetricSampler, TransitionBuffer, sparse_success
-from simdist.data.episodes import Episode, load_episodes
+from simdist.data.episodes import Episode, episode_files, read_episode_file, read_info
 from simdist.model.augment import add_sensor_noise
 from simdist.model.world_model import ModelSpec
 
@@ -118,5 +118,13 @@ def retrain_on_labels(start: str | Path, labels: TransitionBuffer, sim: Transiti
 
 
 def sim_expert_transitions(sim_data: str | Path) -> TransitionBuffer:
-    """The simulation dataset's uncorrupted expert transitions, what single-step BC is trained on."""
-    return TransitionBuffer.from_episodes(load_episodes(sim_data)[1], sparse_success, expert_only=True)
+    """The simulation dataset's uncorrupted expert transitions, what single-step BC is trained on, read file by file
+    so that the other transitions never sit in memory (the quadruped dataset: 10 GB whole)."""
+    info, parts = read_info(sim_data), []
+    for path in episode_files(sim_data):
+        episodes = [e for e in read_episode_file(path, info) if len(e) > 1]
+        if episodes:
+            parts.append(TransitionBuffer.from_episodes(episodes, sparse_success, expert_only=True))
+    if not parts:
+        raise ValueError(f"{sim_data} holds no episode of two or more steps")
+    return parts[0].extend(*parts[1:]) if len(parts) > 1 else parts[0]
