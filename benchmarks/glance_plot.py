@@ -66,7 +66,8 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
          *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
         ("Slippery Slope μ = 0.19,\n`simdist dagger` head\n(3 seeds, 30 robot min)",  # session 18, shipped head
          jsonl_mean("slope_dagger_cli", model="dagger_cli_slope_exec_s2", physics="slope_sim_panel_mu0.19_noise"),
-         *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"), best_baseline("compare_slope_mu019_lowfric_3seeds")),
+         *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"),  # against BC given the same DAgger recipe (session 19)
+         jsonl_mean("slope_bc_dagger", domain="real", model={f"dagger_bc_slope_s{s}" for s in range(3)})),
     ]
 
 

@@ -4,9 +4,10 @@
 # it drives on randomised slippery panels in `sim`, 60 episodes at 0.1 and at 0.3 m/s, the privileged expert labels;
 # 5,000 steps on the labels with half of each batch from the simulation expert data, then 5,000 with the sensor noise.
 # Then the BC policy before and after, alone in `real` at μ = 0.19 (`simdist evaluate`, 5 trials × 3 speeds, eval
-# seeds 0 1 2), the protocol of the SimDist head's "alone" figures.
+# seeds 0 1 2), the protocol of the SimDist head's "alone" figures; and the DAgger'd policy in `sim` on a μ = 0.19 panel
+# with the `real` sensor noise, the rule that chose the shipped SimDist head without real data. EVALS picks them.
 # SEED=s: BC seed s (runs/compare_slope_mu019_bc/bc/seed_s), DAgger collection seed 100 + s, training seed s.
-# Records: benchmarks/results/slope_bc_dagger.jsonl. ≈ 10 min of DAgger on 2 cores, ≈ 1 min per evaluation.
+# Records: benchmarks/results/slope_bc_dagger.jsonl. ≈ 5 min of DAgger on 2 cores, ≈ 1 min per evaluation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -25,5 +26,14 @@ if [ ! -f "$OUT/dagger_results.json" ]; then
     --out "$OUT" --json --quiet | tail -n 1 > "$OUT.json"
   python -c "import json; d = json.load(open('$OUT.json')); d.update(kind='dagger_run', model='$TAG'); print(json.dumps(d))" >> "$REC"
 fi
-slope_mu019_to "$REC" "\"model\": \"bc_s$SEED\"" "$BC/bc/seed_$SEED/checkpoint" policy "${SEEDS:-0 1 2}"
-slope_mu019_to "$REC" "\"model\": \"$TAG\"" "$OUT/model" policy "${SEEDS:-0 1 2}"
+for ev in ${EVALS:-real sim_noise}; do
+  case $ev in
+    real) slope_mu019_to "$REC" "\"model\": \"bc_s$SEED\"" "$BC/bc/seed_$SEED/checkpoint" policy "${SEEDS:-0 1 2}"
+          slope_mu019_to "$REC" "\"model\": \"$TAG\"" "$OUT/model" policy "${SEEDS:-0 1 2}" ;;
+    sim_noise) for seed in ${SEEDS:-0 1 2}; do  # the no-real-data selection rule of the SimDist head
+        evaluate_to "$REC" "{\"model\": \"$TAG\", \"domain\": \"sim\", \"physics\": \"slope_sim_panel_mu0.19_noise\", \"agent\": \"policy\", \"seed\": $seed}" \
+          simdist evaluate slippery-slope --checkpoint "$OUT/model" --domain sim --grid all --trials 5 --agent policy \
+          --physics benchmarks/physics/slope_sim_panel_mu0.19_noise.json --seed "$seed" --json
+      done ;;
+  esac
+done
