@@ -100,6 +100,16 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
     real = real_like_dataset(pendulum_data, tmp_path / "real")
     with pytest.raises(ValueError, match=r"\['bc'\] need expert flags"):
         finetune(pretrained, real, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False)
+    # labelled simulation replay feeds those terms (e.g. DAgger data, which has no reward, with the world model
+    # trained on): then unlabelled data are fine, unless the replay's labels are switched off
+    reward = replace(cfg, trainable=("dynamics", "reward"), loss=LossConfig(latent=1.0, reward=1.0, value=0.0, bc=0.0))
+    with pytest.raises(ValueError, match=r"\['reward'\] need reward/value labels"):
+        finetune(pretrained, real, tmp_path / "x", reward, device=torch.device("cpu"), progress=False)
+    finetune(pretrained, real, tmp_path / "replayed", replace(reward, sim_replay_fraction=0.5), device=torch.device("cpu"),
+             progress=False, sim_data=pendulum_data)
+    with pytest.raises(ValueError, match="replay_labels off"):
+        finetune(pretrained, real, tmp_path / "x", replace(reward, sim_replay_fraction=0.5, replay_labels=False),
+                 device=torch.device("cpu"), progress=False, sim_data=pendulum_data)
 
 
 def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(pretrained, pendulum_data, tmp_path):

@@ -287,11 +287,6 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
-    for terms, steps, labels in ((("reward", "value"), data.labelled_steps, "reward/value labels"),
-                                 (("bc",), data.bc_labelled_steps, "expert flags (demonstrations, corrections)")):
-        if any(getattr(cfg.loss, k) > 0 for k in terms) and not steps.any():
-            raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
-                             f"{data_dir} has none (plain robot logs have neither; see docs/real-robot.md)")
     replay = None
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:
@@ -303,6 +298,14 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         if not cfg.replay_labels:  # replayed windows train the latent term only (a copy: the caller's keep theirs)
             replay = copy.copy(replay)
             replay.labelled, replay.bc_labelled = torch.zeros_like(replay.labelled), torch.zeros_like(replay.bc_labelled)
+    labelled = [data] + ([replay] if replay is not None and cfg.replay_labels else [])  # who can feed each term
+    unlabelled_replay = "" if replay is None else " (nor has the replay)" if cfg.replay_labels else " (replay_labels off)"
+    for terms, steps, labels in ((("reward", "value"), "labelled_steps", "reward/value labels"),
+                                 (("bc",), "bc_labelled_steps", "expert flags (demonstrations, corrections)")):
+        if any(getattr(cfg.loss, k) > 0 for k in terms) and not any(getattr(d, steps).any() for d in labelled):
+            raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
+                             f"{data_dir} has none{unlabelled_replay} (plain robot logs have neither; see "
+                             "docs/real-robot.md)")
     params = set_trainable(model, cfg.trainable)
     log.info("finetuning %s (%d params) on %d windows of %s", cfg.trainable, sum(p.numel() for p in params), len(data),
              data_dir)

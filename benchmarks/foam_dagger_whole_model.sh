@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Session 19: Foam's DAgger labels used to continue pretraining the whole world model instead of the BC head alone.
+# The head-only recipe (foam_dagger_cli.sh) trains the head on a frozen encoder's latents of states the encoder never
+# saw, and the head gets worse in `real`, while single-step BC, whose encoder learns with it, gets better
+# (foam_bc_dagger.sh). Here the world model trains on the same DAgger data (runs/dagger_cli_foam_sS/dagger_data:
+# latent and BC terms) with half of each batch replayed from runs/quadruped_data_v2 (with its reward labels, so the
+# reward head follows the encoder), 5,000 steps at `simdist dagger`'s batch and learning rates. The value head stays
+# frozen (`simdist finetune` trains a trainable value by TD on the data, the Fig. 10 ablation, not wanted here), so
+# MPPI's terminal value reads a moved latent: its rows are a lower bound. Then the head alone and MPPI (λ = 10) in
+# `real`, and the head alone in `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds. SEED=s picks the collection.
+# Records: benchmarks/results/foam_bc_dagger.jsonl (rows `foam_whole_sS`). ≈ 10 min of training on one core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
+R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
+OUT=$R/foam_whole_s$SEED; TAG=$(basename "$OUT")
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
+  --data "$R/dagger_cli_foam_s$SEED/dagger_data" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
+  --preset quadruped-cpu --trainable encoder,history,action_embedding,dynamics,reward,policy \
+  --loss-set latent=1 --loss-set reward=1 --loss-set value=0 --loss-set bc=4 --steps 5000 --set batch_size=128 \
+  --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 --set seed="$SEED" --quiet
+for seed in ${SEEDS:-0 1 2}; do
+  for run in "real policy" "real mppi" "sim policy"; do
+    set -- $run
+    evaluate_to "$REC" "{\"model\": \"$TAG\", \"domain\": \"$1\", \"agent\": \"$2\", \"seed\": $seed}" \
+      simdist evaluate foam --checkpoint "$OUT" --domain "$1" --grid all --trials 5 --agent "$2" --mppi quadruped-cpu \
+      --prior-weight 10 --seed "$seed" --json
+  done
+done
