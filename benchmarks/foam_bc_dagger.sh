@@ -6,7 +6,7 @@
 # on the labels with half of each batch from the simulation expert data (the augmentation stays on, as in the
 # session-17 recipe; no separate noise stage). Then BC before and after, alone in `real` and the DAgger'd one in
 # `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds. SEED=s: BC seed s, collection seed 100 + s, training seed s.
-# Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 10 min of DAgger on 2 cores, ≈ 1 min per evaluation.
+# Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 4 min of DAgger on 2 cores, ≈ 1 min per evaluation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh

@@ -4,7 +4,7 @@
 # expert labels, 5,000 head-only steps with half of each batch replayed from runs/quadruped_data_v2, the model's own
 # sensor-noise augmentation, no separate noise stage), seed for seed against single-step BC given the same recipe.
 # Then the head alone in `real` and `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds. SEED=s: collection seed 100 + s,
-# training seed s. Records: benchmarks/results/foam_bc_dagger.jsonl (rows `dagger_cli_foam_sS`). ≈ 12 min of DAgger.
+# training seed s. Records: benchmarks/results/foam_bc_dagger.jsonl (rows `dagger_cli_foam_sS`). ≈ 7 min of DAgger.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh

@@ -58,7 +58,9 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Peg Insertion, Narrow\n(2 seeds, 100 episodes)", jsonl_mean("peg_sim_eval_2seeds", domain="sim"),
          *adapt_mean("adapt_peg35k_s[01].json"), best_baseline("compare_peg_simdist_bc", "compare_peg_bc_3seeds",
                                                               "compare_peg_rl", "compare_peg_dp")),
-        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1], best_baseline("compare_foam_shipped_indep_seeds")),
+        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1],  # BC, and BC after a DAgger round (session 19)
+         max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
+             "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)}))),
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
