@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Session 19 probe, the other half of foam_latent_bc_probe.py's 2 × 2: SimDist's own head (head-only, exactly
+# `simdist dagger`'s training: 5,000 steps, half of each batch replayed from runs/quadruped_data_v2) trained on the
+# labels of the states single-step BC drove to (runs/dagger_bc_foam_sS/dagger_data, foam_bc_dagger.sh) instead of those
+# its own DAgger round reached; then alone in `real` and `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds.
+# LR=x trains at learning rate x (decaying to x / 2) instead of the recipe's 1e-4, rows `head_on_bc_states_lrx_sS`;
+# LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`.
+# WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
+# rows `head_on_…_wW_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
+R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
+LR=${LR:-1e-4}; LABELS=${LABELS:-bc}
+DATA=$R/$([ "$LABELS" = own ] && echo dagger_cli_foam || echo dagger_bc_foam)_s$SEED/dagger_data
+WIDTH=${WIDTH:-0}; FRESH=()
+[ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
+OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
+TAG=$(basename "$OUT")
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
+  --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
+  --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set reward=0 --loss-set value=0 \
+  --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
+  --set seed="$SEED" "${FRESH[@]}" --quiet
+for seed in ${SEEDS:-0 1 2}; do
+  for domain in real sim; do
+    evaluate_to "$REC" "{\"model\": \"$TAG\", \"domain\": \"$domain\", \"agent\": \"policy\", \"seed\": $seed}" \
+      simdist evaluate foam --checkpoint "$OUT" --domain "$domain" --grid all --trials 5 --agent policy --seed "$seed" --json
+  done
+done

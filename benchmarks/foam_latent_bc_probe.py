@@ -1,0 +1,71 @@
+"""Session 19 probe: is the world model's latent what fails on `real` foam? Single-step BC given a DAgger round in `sim`
+transfers to Foam's `real` domain (0.50), the world model's head given the same round does not (0.04). This trains the
+BC baseline's MLP head, unchanged, on the *frozen* encoder and normaliser of the SimDist model, on the same data as
+BC + DAgger seed S (the simulation expert transitions and that run's DAgger labels, half of each batch each, sensor
+noise on), for BC's 1,000 + 5,000 steps, and evaluates it alone in `real` and `sim` (eval seeds 0 1 2 × 5 trials × 3
+speeds), appending to benchmarks/results/foam_bc_dagger.jsonl as model `latent_bc_sS`.
+
+    python benchmarks/foam_latent_bc_probe.py --seed 0 [--checkpoint checkpoints/quadruped-cpu] [--runs runs]
+        [--labels simdist]   # the labels of the SimDist head's DAgger round (foam_dagger_cli.sh) instead: `latent_bc_simdist_sS`
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from simdist import checkpoint as ckpt
+from simdist.baselines.bc import BCLearner, dagger_labels, sim_expert_transitions
+from simdist.baselines.replay import SymmetricSampler
+from simdist.data.episodes import load_episodes
+from simdist.eval.rollout import evaluate_grids
+from simdist.tasks import get_task
+
+RECORD = Path(__file__).parent / "results" / "foam_bc_dagger.jsonl"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--checkpoint", default="checkpoints/quadruped-cpu")
+    p.add_argument("--runs", default="runs")
+    p.add_argument("--steps", type=int, default=6000, help="BC's 1,000 steps plus the DAgger stage's 5,000")
+    p.add_argument("--labels", choices=("bc", "simdist"), default="bc", help="whose DAgger round's labels: the states "
+                   "BC drove to (runs/dagger_bc_foam_sS) or those SimDist's head drove to (runs/dagger_cli_foam_sS)")
+    args = p.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    runs, task, model = Path(args.runs), get_task("foam"), ckpt.load_model(args.checkpoint)
+    start = BCLearner.load(runs / f"compare_foam_bc/bc/seed_{args.seed}/checkpoint")
+    cfg = dataclasses.replace(start.cfg, encoder_preset="quadruped-cpu", seed=args.seed)
+    bc = BCLearner(start.spec, cfg)  # a fresh head (the BC preset's) on SimDist's encoder and normaliser, frozen
+    bc.actor.encoder.encoder.load_state_dict(model.encoder.state_dict())
+    for name in bc.actor.encoder.normalizer.fields:
+        bc.actor.encoder.normalizer.set_stats(name, *(getattr(model.normalizer, f"{name}_{s}") for s in ("mean", "std")))
+    bc.actor.encoder.requires_grad_(False)
+    source = {"bc": "dagger_bc_foam", "simdist": "dagger_cli_foam"}[args.labels]
+    labels = dagger_labels(load_episodes(runs / f"{source}_s{args.seed}" / "dagger_data")[1])
+    tag = f"latent_bc_s{args.seed}" if args.labels == "bc" else f"latent_bc_simdist_s{args.seed}"
+    sampler, rng = SymmetricSampler(sim_expert_transitions(runs / "quadruped_data_v2"), labels, 0.5), \
+        np.random.default_rng(args.seed)
+    for step in range(args.steps):
+        info = bc.update(sampler.sample(cfg.batch_size, rng))
+        if step % 1000 == 0:
+            logging.info("step %d: %s", step, info)
+    agent = bc.agent()
+    with RECORD.open("a") as f:
+        for seed in (0, 1, 2):
+            for domain in ("real", "sim"):
+                out = evaluate_grids(task, lambda env: agent, domain, task.grids, 5, seed)
+                out.update(model=tag, agent="policy", seed=seed,
+                           command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}")
+                f.write(json.dumps(out) + "\n")
+                logging.info("%s seed %d: success %.2f", domain, seed, out["success_rate"])
+
+
+if __name__ == "__main__":
+    main()
