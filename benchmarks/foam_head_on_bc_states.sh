@@ -6,7 +6,8 @@
 # LR=x trains at learning rate x (decaying to x / 2) instead of the recipe's 1e-4, rows `head_on_bc_states_lrx_sS`;
 # LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`.
 # WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
-# rows `head_on_…_wW_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
+# rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
+# `head_on_…_firstF_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -15,12 +16,13 @@ LR=${LR:-1e-4}; LABELS=${LABELS:-bc}
 DATA=$R/$([ "$LABELS" = own ] && echo dagger_cli_foam || echo dagger_bc_foam)_s$SEED/dagger_data
 WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
-OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
+FIRST=${FIRST:-0}
+OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
 TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
   --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
   --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set reward=0 --loss-set value=0 \
-  --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
+  --loss-set bc=1 --loss-set bc_first_step="$FIRST" --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
   --set seed="$SEED" "${FRESH[@]}" --quiet
 for seed in ${SEEDS:-0 1 2}; do
   for domain in real sim; do

@@ -165,6 +165,23 @@ def test_bc_term_targets_the_labels_and_the_rest_the_executed_actions():
         {k: v for k, v in own.items() if k not in ("bc", "total")}
 
 
+def test_bc_first_step_weight_adds_the_first_actions_error_alone():
+    """LossConfig.bc_first_step: the chunk mean plus w × the first step's error (the action a deployed head executes);
+    an error in a later step of the chunk is unaffected by w."""
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), SPECS["proprio"]).eval()
+    b = batch_for(model, 4)
+    b["expert"][:] = 1
+    b["bc_labelled"][:] = 1
+    loss = lambda batch, w: world_model_loss(model, batch, LossConfig(bc_first_step=w))[1]["bc"]  # noqa: E731
+    exact = {**b, "bc_actions": model.normalizer.denormalize("action", model(b)["policy"]).detach()}
+    moved = {**exact, "bc_actions": exact["bc_actions"].clone()}
+    moved["bc_actions"][:, 1] += 1.0  # only a later step is wrong: the first-step weight adds nothing
+    assert loss(exact, 5.0) < 1e-6 and abs(loss(moved, 5.0) - loss(moved, 0.0)) < 1e-6
+    moved["bc_actions"][:, 0] += 1.0  # now the first is wrong too: it counts 1/T + w
+    assert loss(moved, 5.0) > loss(moved, 0.0) + 1e-3
+
+
 def test_normalizer_round_trip_and_floor():
     norm = Normalizer({"x": (3,)})
     norm.set_stats("x", [1.0, 2.0, 3.0], [2.0, 0.0, 0.5])

@@ -87,6 +87,9 @@ class LossConfig:
     value: float = 1.0
     bc: float = 4.0
     reconstruction: float = 0.0  # only used with ModelConfig.reconstruction (ablation)
+    # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
+    # over the chunk; docs/results.md, session 19: Foam's head after DAgger).
+    bc_first_step: float = 0.0
 
 
 @dataclass(frozen=True)

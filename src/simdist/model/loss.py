@@ -43,8 +43,8 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         mask = bc_mask(batch["expert"])
         # DAgger windows: the expert's labels, not the executed actions (batches built by hand may lack them)
         target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
-        err = (out["policy"] - target).pow(2).mean(-1)
-        terms["bc"] = labelled_mean((err * mask).mean(1), "bc_labelled")
+        err = (out["policy"] - target).pow(2).mean(-1) * mask  # (B, T)
+        terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
     total = sum(getattr(weights, name) * value for name, value in terms.items())
