@@ -22,3 +22,14 @@ slope_mu019_to() {
     done
   done
 }
+
+# dagger_to RECORD OUT simdist dagger TASK … (without --out, --json, --quiet)
+#   unless OUT holds a finished run: runs it into OUT on one core per process, keeps its JSON result in OUT.json and
+#   appends it to RECORD as a `dagger_run` row named after OUT.
+dagger_to() {
+  local record=$1 out=$2
+  shift 2
+  [ -f "$out/dagger_results.json" ] && return 0
+  OMP_NUM_THREADS=1 "$@" --out "$out" --json --quiet | tail -n 1 > "$out.json"
+  python -c "import json; d = json.load(open('$out.json')); d.update(kind='dagger_run', model='$(basename "$out")'); print(json.dumps(d))" >> "$record"
+}

@@ -17,12 +17,9 @@ if [ ! -f "$BC/bc/seed_$SEED/baseline_results.json" ]; then
     --baseline-set sensor_noise_scale=1 --out "$BC" --json --quiet > /dev/null
 fi
 OUT=$R/dagger_bc_foam_s$SEED; TAG=$(basename "$OUT")
-if [ ! -f "$OUT/dagger_results.json" ]; then
-  OMP_NUM_THREADS=1 simdist dagger foam --checkpoint "$BC/bc/seed_$SEED/checkpoint" --sim-data "$R/quadruped_data_v2" \
+dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$BC/bc/seed_$SEED/checkpoint" --sim-data "$R/quadruped_data_v2" \
     --episodes-per-grid 40 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED" \
-    --set sensor_noise_steps=0 --out "$OUT" --json --quiet | tail -n 1 > "$OUT.json"
-  python -c "import json; d = json.load(open('$OUT.json')); d.update(kind='dagger_run', model='$TAG'); print(json.dumps(d))" >> "$REC"
-fi
+    --set sensor_noise_steps=0
 for seed in ${SEEDS:-0 1 2}; do
   for run in "bc_s$SEED $BC/bc/seed_$SEED/checkpoint real" "$TAG $OUT/model real" "$TAG $OUT/model sim"; do
     set -- $run

@@ -19,13 +19,9 @@ if [ ! -f "$BC/bc/seed_$SEED/baseline_results.json" ]; then
     --physics benchmarks/physics/slope_real_mu0.19.json --out "$BC" --json --quiet > /dev/null
 fi
 OUT=$R/dagger_bc_slope_s$SEED; TAG=$(basename "$OUT")
-if [ ! -f "$OUT/dagger_results.json" ]; then
-  OMP_NUM_THREADS=1 simdist dagger slippery-slope --checkpoint "$BC/bc/seed_$SEED/checkpoint" \
+dagger_to "$REC" "$OUT" simdist dagger slippery-slope --checkpoint "$BC/bc/seed_$SEED/checkpoint" \
     --sim-data "$R/quadruped_data_v3" --physics benchmarks/physics/sim_panel_friction.json --grid 0.1 --grid 0.3 \
-    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED" \
-    --out "$OUT" --json --quiet | tail -n 1 > "$OUT.json"
-  python -c "import json; d = json.load(open('$OUT.json')); d.update(kind='dagger_run', model='$TAG'); print(json.dumps(d))" >> "$REC"
-fi
+    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED"
 for ev in ${EVALS:-real sim_noise}; do
   case $ev in
     real) slope_mu019_to "$REC" "\"model\": \"bc_s$SEED\"" "$BC/bc/seed_$SEED/checkpoint" policy "${SEEDS:-0 1 2}"
