@@ -111,7 +111,8 @@ def cmd_evaluate(args) -> dict:
     task = _task(args.task)
     if baseline_method(args.checkpoint):  # a baseline is its own policy: it has no world model to plan with
         if args.agent == "mppi":
-            raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with (--agent policy)")
+            raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with "
+                             "(--agent policy)")
         agent = load_baseline_agent(args.checkpoint)
     elif args.agent == "policy":
         agent = PolicyAgent(load_model(args.checkpoint))

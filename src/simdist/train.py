@@ -297,9 +297,11 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
                              f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")
         if not cfg.replay_labels:  # replayed windows train the latent term only (a copy: the caller's keep theirs)
             replay = copy.copy(replay)
-            replay.labelled, replay.bc_labelled = torch.zeros_like(replay.labelled), torch.zeros_like(replay.bc_labelled)
+            replay.labelled = torch.zeros_like(replay.labelled)
+            replay.bc_labelled = torch.zeros_like(replay.bc_labelled)
     labelled = [data] + ([replay] if replay is not None and cfg.replay_labels else [])  # who can feed each term
-    unlabelled_replay = "" if replay is None else " (nor has the replay)" if cfg.replay_labels else " (replay_labels off)"
+    unlabelled_replay = ("" if replay is None else " (nor has the replay)" if cfg.replay_labels
+                         else " (replay_labels off)")
     for terms, steps, labels in ((("reward", "value"), "labelled_steps", "reward/value labels"),
                                  (("bc",), "bc_labelled_steps", "expert flags (demonstrations, corrections)")):
         if any(getattr(cfg.loss, k) > 0 for k in terms) and not any(getattr(d, steps).any() for d in labelled):
