@@ -7,7 +7,8 @@
 # LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`.
 # WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
 # rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
-# `head_on_…_firstF_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
+# `head_on_…_firstF_…`. STEP=w adds a single-step MLP head of width w beside the kept chunk head (ModelConfig.
+# policy_step_width; its action is the one deployed), rows `head_on_…_stepW_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -16,8 +17,9 @@ LR=${LR:-1e-4}; LABELS=${LABELS:-bc}
 DATA=$R/$([ "$LABELS" = own ] && echo dagger_cli_foam || echo dagger_bc_foam)_s$SEED/dagger_data
 WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
-FIRST=${FIRST:-0}
-OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
+FIRST=${FIRST:-0}; STEP=${STEP:-0}
+[ "$STEP" = 0 ] || FRESH+=(--model-set policy_step_width="$STEP")
+OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
 TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
   --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \

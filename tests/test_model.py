@@ -182,6 +182,33 @@ def test_bc_first_step_weight_adds_the_first_actions_error_alone():
     assert loss(moved, 5.0) > loss(moved, 0.0) + 1e-3
 
 
+def test_single_step_head_deploys_its_action_and_is_trained_on_the_first_label():
+    """ModelConfig.policy_step_width: an MLP on (z_t, g_t) beside the chunk; its action replaces the chunk's first for
+    planning and deployment, and the BC term adds its error on the first label under the same expert mask."""
+    torch.manual_seed(0)
+    cfg = replace(model_preset("cpu"), policy_step_width=16)
+    model = WorldModel(cfg, SPECS["height+command"]).eval()
+    assert {n for n, _ in model.parameter_group("policy") if n.startswith("policy.step.")}  # frozen with the head
+    b = batch_for(model, 4)
+    out = model(b)
+    assert out["policy_step"].shape == (4, 12)
+    ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()}, b["hist_proprio"][:1],
+                                 b["hist_action"][:1], b["commands"][:1, 0])
+    plan = model.plan_policy_n(ctx)
+    command_n = model.normalizer.normalize("command", b["commands"][:1, :1])
+    assert torch.allclose(plan[0, 0], model.step_policy_n(ctx.z, command_n)[0], atol=1e-6)
+    assert torch.allclose(plan[:, 1:], model.policy_n(ctx.policy_kv, 1, ctx.command_n)[:, 1:])
+    exact = {**b, "bc_actions": model.normalizer.denormalize("action", out["policy"]).detach()}
+    _, logs = world_model_loss(model, exact, LossConfig())
+    assert logs["bc_step"] > 1e-3 and abs(logs["bc"] - logs["bc_step"]) < 1e-5  # the chunk is exact, the step not
+    corrupted = {**exact, "expert": exact["expert"].clone()}
+    corrupted["expert"][:, 0] = 0  # a corrupted first action: neither head clones it
+    assert world_model_loss(model, corrupted, LossConfig())[1]["bc_step"] == 0.0
+    total, _ = world_model_loss(model, b, LossConfig())
+    total.backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in model.policy["step"].parameters())
+
+
 def test_normalizer_round_trip_and_floor():
     norm = Normalizer({"x": (3,)})
     norm.set_stats("x", [1.0, 2.0, 3.0], [2.0, 0.0, 0.5])

@@ -173,6 +173,28 @@ def test_finetune_can_start_a_wider_bc_head_afresh_on_the_frozen_world_model(pre
                  device=torch.device("cpu"))
 
 
+def test_finetune_adds_a_single_step_head_beside_the_kept_chunk_head(pretrained, pendulum_data, tmp_path):
+    from simdist.config import LossConfig
+
+    before = ckpt.load_model(pretrained)
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
+                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
+    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
+             model_overrides={"policy_step_width": 8})
+    after = ckpt.load_model(tmp_path / "ft")
+    assert after.cfg.policy_step_width == 8
+    step = {n for n, _ in after.parameter_group("policy") if n.startswith("policy.step.")}
+    assert step and not step & set(before.state_dict())
+    for k, v in before.state_dict().items():  # the chunk head trains on; everything else is bit-identical
+        if not k.startswith(("policy.", "policy_position")):
+            assert torch.equal(v, after.state_dict()[k]), k
+    assert any(not torch.equal(v, after.state_dict()[k]) for k, v in before.state_dict().items()
+               if k.startswith("policy."))
+    with pytest.raises(ValueError, match="so does a new single-step head"):
+        finetune(pretrained, pendulum_data, tmp_path / "y", replace(cfg, trainable=("dynamics",)), progress=False,
+                 device=torch.device("cpu"), model_overrides={"policy_step_width": 8})
+
+
 def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):
     cfg = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
     full = pretrain(pendulum_data, tmp_path / "full", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)

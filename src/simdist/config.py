@@ -55,6 +55,10 @@ class ModelConfig:
     # FFN width of the BC head's decoder (0: ffn_dim). The head runs once per plan, not once per sample, so a
     # CPU preset can afford a wide one while the dynamics stays narrow for the planner.
     policy_ffn_dim: int = 0
+    # Width of a single-step BC head beside the chunk (0: none): a 2-hidden-layer MLP on (z_t, g_t) whose action
+    # replaces the chunk's first, the one a deployed head executes and MPPI's BC proposals start with. The chunk
+    # head trails an MLP on the same frozen latent on `real` foam (docs/results.md, sessions 19-20).
+    policy_step_width: int = 0
 
     def __post_init__(self) -> None:
         for name in ("dynamics", "reward", "value", "policy"):
@@ -74,8 +78,8 @@ class ModelConfig:
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
 FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std")
 # ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
-# (FinetuneConfig.fresh_policy).
-POLICY_SHAPE_FIELDS = ("policy_ffn_dim",)
+# (FinetuneConfig.fresh_policy); a new single-step head (policy_step_width) may also join a kept chunk head.
+POLICY_SHAPE_FIELDS = ("policy_ffn_dim", "policy_step_width")
 
 
 @dataclass(frozen=True)

@@ -241,24 +241,29 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
 
 def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneConfig) -> WorldModel:
     """Apply a finetune's ModelConfig overrides: fields read at every forward pass (FINETUNE_MODEL_FIELDS, e.g. let
-    a retrained BC head see the history) and, with `cfg.fresh_policy`, the fresh BC head's width."""
-    allowed = FINETUNE_MODEL_FIELDS + (POLICY_SHAPE_FIELDS if cfg.fresh_policy else ())
-    if bad := sorted(set(overrides) - set(allowed)):
+    a retrained BC head see the history); with `cfg.fresh_policy`, the fresh BC head's shape; and a new single-step
+    head (`policy_step_width`) beside the kept chunk head."""
+    reshaped = {k for k in POLICY_SHAPE_FIELDS if k in overrides and overrides[k] != getattr(model.cfg, k)}
+    new_step = "policy_step_width" in reshaped
+    allowed = set(FINETUNE_MODEL_FIELDS) | {k for k in POLICY_SHAPE_FIELDS if k not in reshaped}
+    allowed |= reshaped if cfg.fresh_policy else reshaped & {"policy_step_width"}
+    if bad := sorted(set(overrides) - allowed):
         raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
                          f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}, and {list(POLICY_SHAPE_FIELDS)} "
-                         f"with fresh_policy=true")
+                         f"with fresh_policy=true (policy_step_width also without, to add a single-step head)")
     new_cfg = replace(model.cfg, **overrides)
-    if not cfg.fresh_policy:
+    if not (cfg.fresh_policy or new_step):
         model.cfg = new_cfg
         return model
     if "policy" not in cfg.trainable or cfg.policy_anchor > 0:
         raise ValueError("fresh_policy needs 'policy' among the trainable groups and policy_anchor = 0 (there is no "
-                         "earlier head to stay near)")
+                         "earlier head to stay near); so does a new single-step head (policy_step_width)")
     fresh = WorldModel(new_cfg, model.spec).to(next(model.parameters()).device)
-    head = {name for name, _ in model.parameter_group("policy")}
-    missing, unexpected = fresh.load_state_dict({k: v for k, v in model.state_dict().items() if k not in head},
+    renewed = {n for n, _ in fresh.parameter_group("policy") if cfg.fresh_policy or n.startswith("policy.step.")}
+    missing, unexpected = fresh.load_state_dict({k: v for k, v in model.state_dict().items()
+                                                 if k not in renewed and not k.startswith("policy.step.")},
                                                 strict=False)
-    assert not unexpected and set(missing) == {n for n, _ in fresh.parameter_group("policy")}, (missing, unexpected)
+    assert not unexpected and set(missing) == renewed, (missing, unexpected)
     return fresh
 
 

@@ -4,7 +4,8 @@ All terms are mean squared errors on z-scored targets:
     latent : ‖ẑ_{t+i+1} − sg(E(o_{t+i+1}))‖²
     reward : (r̂_{t+i} − r_{t+i})²
     value  : (v̂_{t+i+1} − V^e(s_{t+i+1}))²
-    bc     : 1_e · ‖â_{t+i} − a*_{t+i}‖², a* the expert's action (the executed one, or a DAgger label), and
+    bc     : 1_e · ‖â_{t+i} − a*_{t+i}‖², a* the expert's action (the executed one, or a DAgger label), plus the
+             single-step head's 1_e · ‖â_t − a*_t‖² where the model has one, and
              1_e = cumulative product of the expert flags along the chunk, so
              behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
              zero in the mean, as in the authors' code.
@@ -29,6 +30,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
     """Return the weighted total and every term separately (floats, for logging)."""
     out = model(batch)
     terms: dict[str, torch.Tensor] = {"latent": (out["zhat"] - out["z_target"]).pow(2).mean()}
+    extra_logs: dict[str, float] = {}  # parts of a term, logged apart
     def labelled_mean(per_window: torch.Tensor, key: str = "labelled") -> torch.Tensor:
         labelled = batch[key] > 0  # (B,) windows with these labels; missing labels never poison the loss
         return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / labelled.sum().clamp_min(1)
@@ -45,9 +47,14 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
         err = (out["policy"] - target).pow(2).mean(-1) * mask  # (B, T)
         terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")
+        if "policy_step" in out:  # the single-step head: the chunk's first target, under the same mask and weight
+            step = labelled_mean((out["policy_step"] - target[:, 0]).pow(2).mean(-1) * mask[:, 0], "bc_labelled")
+            extra_logs["bc_step"] = float(step.detach())
+            terms["bc"] = terms["bc"] + step
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
     total = sum(getattr(weights, name) * value for name, value in terms.items())
     logs = {name: float(value.detach()) for name, value in terms.items()}
     logs["total"] = float(total.detach())
+    logs.update(extra_logs)
     return total, logs

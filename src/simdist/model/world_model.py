@@ -6,6 +6,8 @@
     r̂_{t..t+T-1}  = R([z_t, ẑ_{t+1..t+T-1}], a, g)          bidirectional encoder over the trajectory
     v̂_{t+1..t+T}  = V(ẑ_{t+1..t+T}, g)                     bidirectional encoder over the trajectory
     â_{t..t+T-1}  = π(context, g)                          causal decoder, queries = commands
+    â_t           = π_step(z_t, g_t)                       optional single-step MLP (policy_step_width > 0); its
+                                                           action replaces the chunk's first when deployed
 
 Public methods take and return raw units; the `_n` methods work in normalised units. Value alignment:
 v̂ index k predicts V^e(s_{t+k+1}), the expert critic at the state reached after action a_{t+k}.
@@ -119,6 +121,8 @@ class WorldModel(nn.Module):
                                           cfg.attention_dropout, cfg.mlp_dropout),
             "out": nn.Linear(d, A),
         })
+        if cfg.policy_step_width:  # inside `policy`: the same parameter group, frozen and trained with the chunk
+            self.policy["step"] = MLP(d + C, (cfg.policy_step_width,) * 2, A)
         self.policy_position = nn.Parameter(torch.randn(T, d))
         if cfg.reconstruction:
             flat = sum(math.prod(s) for s in spec.obs_shapes.values())
@@ -204,6 +208,10 @@ class WorldModel(nn.Module):
             q = p["query"](command_n[:, :-1]) + self.policy_position
         return p["out"](p["decoder"](q, policy_kv))
 
+    def step_policy_n(self, z: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
+        """The single-step head's â_t (normalised), from z_t and g_t (`command_n`: (B, ≥1, C), its first step)."""
+        return self.policy["step"](z if command_n is None else torch.cat((z, command_n[:, 0]), dim=-1))
+
     # ----------------------------------------------------------------------------------- training
     def forward(self, batch: dict) -> dict[str, torch.Tensor]:
         """Predictions and stop-gradient targets for Eq. 2, all in normalised units."""
@@ -232,6 +240,8 @@ class WorldModel(nn.Module):
                                    command_n),
             "actions_n": actions_n,
         }
+        if "step" in self.policy:
+            out["policy_step"] = self.step_policy_n(z, command_n)
         with torch.no_grad():  # sg(E(o_{t+1..t+T})): clean future observations, no augmentation
             future_n = self.normalize_obs(batch["future_obs"])
             out["z_target"] = self.encode_n(future_n)
@@ -272,4 +282,8 @@ class WorldModel(nn.Module):
 
     @torch.no_grad()
     def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:
-        return self.policy_n(ctx.policy_kv, 1, ctx.command_n)
+        """The BC chunk for planning and deployment, its first action the single-step head's where there is one."""
+        chunk = self.policy_n(ctx.policy_kv, 1, ctx.command_n)
+        if "step" in self.policy:
+            chunk = torch.cat((self.step_policy_n(ctx.z, ctx.command_n).unsqueeze(1), chunk[:, 1:]), dim=1)
+        return chunk
