@@ -120,7 +120,7 @@ def test_compiled_planner_matches_reference():
     """MPPIConfig.compile changes how an iteration is computed, not what: same returns, plan and action."""
     spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1, action_low=(-1.0, -1.0), action_high=(1.0, 1.0))
     torch.manual_seed(0)
-    model = WorldModel(model_preset("cpu"), spec).eval()
+    model = WorldModel(replace(model_preset("cpu"), policy_step_width=4), spec).eval()  # with the single-step head
     # 64·5 queries: transposed attention; a prior penalty so that it is part of the compiled graph too
     cfg = MPPIConfig(samples=56, policy_samples=8, iterations=2, elites=8, prior_weight=0.5)
     ref, fast = MPPIPlanner(model, cfg), MPPIPlanner(model, replace(cfg, compile=True))

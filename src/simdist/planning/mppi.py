@@ -79,7 +79,7 @@ class MPPIPlanner:
         obs = {name: zeros(*shape) for name, shape in spec.obs_shapes.items()}
         command = zeros(spec.command_dim) if spec.command_dim else None
         ctx = self.model.planning_context(obs, zeros(H, spec.obs_shapes[PROPRIO][0]), zeros(H, self.A), command)
-        policy_chunk = self._clip(self._policy(ctx.policy_kv, ctx.command_n)[0])
+        policy_chunk = self._clip(self._policy(ctx.z, ctx.policy_kv, ctx.command_n)[0])
         std = torch.full((self.T, self.A), self.cfg.init_std, device=self.device)
         noise = [torch.zeros(n, self.T, self.A, device=self.device)
                  for n in (self.cfg.samples, self.cfg.policy_samples)]
@@ -94,7 +94,7 @@ class MPPIPlanner:
     def _policy_chunk(self, ctx: PlanningContext) -> torch.Tensor:
         if self._policy is None:
             return self.model.plan_policy_n(ctx)
-        return _call_compiled(self._policy, ctx.policy_kv, ctx.command_n)
+        return _call_compiled(self._policy, ctx.z, ctx.policy_kv, ctx.command_n)
 
     def reset(self) -> None:
         self.prev_mean = None
@@ -218,7 +218,7 @@ def _compiled_heads(planner: MPPIPlanner):
         returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight)
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
-    def policy(policy_kv, command_n):
-        return WorldModel.plan_policy_n(model, PlanningContext(None, [], policy_kv, command_n))
+    def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one
+        return WorldModel.plan_policy_n(model, PlanningContext(z, [], policy_kv, command_n))
 
     return torch.compile(iterate, dynamic=False), torch.compile(policy, dynamic=False)
