@@ -70,6 +70,10 @@ class DaggerConfig:
     # the one with the best `sim` evaluation becomes the output. The recipe's `real` score varies with its seed
     # (0.62-0.98 on the slope) and `sim` with the robot's sensor noise ranks the seeds (docs/results.md, session 18).
     candidates: int = 1
+    # Width of a single-step BC head that round 1 adds beside a SimDist model's chunk head (ModelConfig.
+    # policy_step_width; 0 = none): its action is the one deployed. On Foam an MLP on the frozen latent transfers
+    # where the chunk head does not (docs/results.md, sessions 19-20).
+    step_head_width: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grids", tuple(self.grids))
@@ -77,6 +81,8 @@ class DaggerConfig:
                 self.sensor_noise_steps, self.eval_episodes_per_grid) < 0:
             raise ValueError("DAgger needs rounds, episodes_per_grid, steps and candidates >= 1 and "
                              f"sensor_noise_steps, eval_episodes_per_grid >= 0: {self}")
+        if self.step_head_width < 0:
+            raise ValueError(f"step_head_width must be >= 0 (0: no single-step head), got {self.step_head_width}")
         if self.candidates > 1 and not self.eval_episodes_per_grid:
             raise ValueError("choosing among candidate heads needs their sim evaluation: eval_episodes_per_grid > 0")
 
@@ -209,6 +215,11 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
         raise ValueError(f"simdist dagger refines a SimDist model's BC head or the single-step BC baseline ('bc'); "
                          f"{checkpoint} holds a {method!r} checkpoint")
     base = None if method else ckpt.load_model(checkpoint)
+    if method and cfg.step_head_width:
+        raise ValueError("step_head_width adds a single-step head to a SimDist model's BC head; the single-step BC "
+                         f"baseline {checkpoint} is one already")
+    add_step = {} if method or cfg.step_head_width in (0, base.cfg.policy_step_width) else \
+        {"policy_step_width": cfg.step_head_width}
     if not cfg.grids:
         cfg = replace(cfg, grids=tuple(task.grids))
     eval_physics = physics if eval_physics is None else eval_physics
@@ -217,7 +228,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     out.mkdir(parents=True, exist_ok=True)
     refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
                           recorded_since=("dagger.train_seed", "dagger.eval_episodes_per_grid", "dagger.candidates",
-                                          "eval_physics"))
+                                          "dagger.step_head_width", "eval_physics"))
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
@@ -233,7 +244,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     def train(start: Path, model_dir: Path, steps: int, seed: int, **overrides) -> Path:
         if not (model_dir / "done").exists():
             log.info("training the BC head %d steps (seed %d%s) on %d DAgger files", steps, seed,
-                     ", with the sensor noise on its inputs" if overrides else "", len(episode_files(data_dir)))
+                     ", with the sensor noise on its inputs" if "sensor_noise_scale" in overrides else "",
+                     len(episode_files(data_dir)))
             if method:  # the single-step BC baseline, with the same replay share, steps and learning rates
                 retrain_on_labels(start, dagger_labels(load_episodes(data_dir)[1]), replay(), model_dir, steps=steps,
                                   lr=cfg.lr, lr_end=cfg.lr_end, batch_size=cfg.batch_size,
@@ -250,7 +262,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
         rounds.append({"round": r, "driving_head": str(head), "head_sim_success": success,
                        "head_sim_success_mean": float(np.mean(list(success.values())))})
         n = cfg.candidates if r == cfg.rounds else 1  # the last round trains every candidate head
-        candidates = [train(head, out / f"round_{r:02d}{f'_c{c}' if c else ''}", cfg.steps, cfg.train_seed + c)
+        candidates = [train(head, out / f"round_{r:02d}{f'_c{c}' if c else ''}", cfg.steps, cfg.train_seed + c,
+                            **(add_step if r == 1 else {}))
                       for c in range(n)]
         head = candidates[0]
     if cfg.sensor_noise_steps and not spec.sensor_noise_std:
