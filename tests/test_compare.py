@@ -196,3 +196,37 @@ def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(
     assert result["physics"] == str(tmp_path / "heavy.json")
     with pytest.raises(ValueError, match="other settings .*physics"):
         baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", **kwargs)
+
+
+def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeypatch):
+    """`start_policy` (e.g. `simdist dagger`'s output for a BC checkpoint): BC deploys it unchanged, RLPD starts its
+    actor from it; other methods and a missing policy are refused before any work."""
+    from simdist.baselines import run as baseline_run
+    from simdist.baselines.bc import BCLearner
+
+    kwargs = dict(real_episode_budget=2, episodes_per_update=2, episodes_per_round=2, preset="cpu", overrides=SMALL)
+    first = baseline_run.run_baseline("bc", "pendulum", pendulum_data, tmp_path / "bc_0", seed=0, **kwargs)
+    policy = str(tmp_path / "bc_{seed}" / "checkpoint")
+    again = baseline_run.run_baseline("bc", "pendulum", pendulum_data, tmp_path / "again", seed=0,
+                                      start_policy=policy, **kwargs)
+    assert again["start_policy"] == str(tmp_path / "bc_0" / "checkpoint")
+    assert again["rounds"][0]["successes"] == first["rounds"][0]["successes"]  # the same deterministic policy
+    saved = BCLearner.load(tmp_path / "again" / "checkpoint").actor.state_dict()
+    assert all(torch.equal(v, saved[k]) for k, v in BCLearner.load(tmp_path / "bc_0" / "checkpoint").actor
+               .state_dict().items())
+    started = {}
+    real_start = baseline_run._start_from_bc
+
+    def spy(learner, *args):
+        real_start(learner, *args)
+        started.update({k: v.clone() for k, v in learner.actor.state_dict().items()})
+    monkeypatch.setattr(baseline_run, "_start_from_bc", spy)
+    baseline_run.run_baseline("rlpd", "pendulum", pendulum_data, tmp_path / "rlpd", seed=0, start_policy=policy,
+                              **kwargs)
+    bc = BCLearner.load(tmp_path / "bc_0" / "checkpoint").actor.state_dict()
+    assert started and all(torch.equal(v, started[k]) for k, v in bc.items() if "head.2" not in k)  # all but the std
+    with pytest.raises(ValueError, match="'sgft' does not take one"):
+        baseline_run.run_baseline("sgft", "pendulum", pendulum_data, tmp_path / "s", start_policy=policy, **kwargs)
+    with pytest.raises(FileNotFoundError, match="not a saved policy"):
+        baseline_run.run_baseline("rlpd", "pendulum", pendulum_data, tmp_path / "r", seed=5, start_policy=policy,
+                                  **kwargs)

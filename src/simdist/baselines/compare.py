@@ -15,7 +15,8 @@ from simdist.baselines.bc import BCConfig
 from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
-from simdist.baselines.run import DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, run_baseline
+from simdist.baselines.run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, START_POLICY_METHODS,
+                                   run_baseline)
 from simdist.baselines.sgft import SGFTConfig
 
 
@@ -43,7 +44,8 @@ def cmd_compare(args) -> dict:
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
                              prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
                              overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
-                             demos=demos_for(method, args.demos))
+                             demos=demos_for(method, args.demos),
+                             start_policy=args.start_policy if method in START_POLICY_METHODS else None)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
@@ -102,6 +104,9 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
     sp.add_argument("--baseline-set", action="append", metavar="FIELD=VALUE",
                     help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
+    sp.add_argument("--start-policy", help=f"a saved single-step BC policy ('{{seed}}' becomes each seed) that "
+                    f"{', '.join(START_POLICY_METHODS)} start from: BC deploys it, IQL and RLPD start their actor from "
+                    "it, e.g. `simdist dagger`'s output for a BC checkpoint (the fair quadruped baseline)")
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics, for every method's episodes")
     sp.add_argument("--demos", type=int, help="teleoperated demonstrations for the methods that use them "
                     f"({', '.join(DEMO_USERS)}); default {MANIPULATION_DEMOS} on manipulation, {DIFFUSION_DEMOS} "

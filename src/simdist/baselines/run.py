@@ -44,7 +44,8 @@ OFFLINE_METHODS = ("bc", *DIFFUSION_METHODS)
 WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimDist checkpoint
 METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
 DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
-DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)  # Diffusion Policy learns from demonstrations alone
+DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)
+START_POLICY_METHODS = ("bc", "iql", "rlpd")  # single-step BC, and the RL methods that start from it  # Diffusion Policy learns from demonstrations alone
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 RESULTS_FILE = "baseline_results.json"
 
@@ -107,7 +108,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
                  overrides: dict[str, Any] | None = None, progress: bool = False,
                  prior_weight: float | None = None, mppi: str | None = None,
-                 finetune_steps: int | None = None, physics: str | Path | dict | None = None) -> dict:
+                 finetune_steps: int | None = None, physics: str | Path | dict | None = None,
+                 start_policy: str | Path | None = None) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
@@ -115,6 +117,9 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ, and
     `finetune_steps` overrides their finetune preset's steps. `physics` overrides the real domain's physics (a
     file or a dict, as `simdist evaluate --physics`) for every episode of the run, demonstrations included.
+    `start_policy` (BC, IQL, RLPD) is a saved single-step BC policy, e.g. `simdist dagger`'s output for a BC
+    checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
+    instead of from a BC policy trained on the simulation data (or, in manipulation, a fresh actor).
     """
     from simdist.adapt import physics_setting, round_initial_conditions
     from simdist.tasks import get_task
@@ -123,6 +128,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         raise KeyError(f"unknown baseline {method!r}; valid methods: {list(METHODS)}")
     if episodes_per_update < 1 or episodes_per_round < 1 or real_episode_budget < 1:
         raise ValueError("real_episode_budget, episodes_per_update and episodes_per_round must be positive")
+    if start_policy is not None:
+        start_policy = Path(str(start_policy).replace("{seed}", str(seed)))
+        if method not in START_POLICY_METHODS:
+            raise ValueError(f"start_policy is a single-step BC policy for {list(START_POLICY_METHODS)} to start "
+                             f"from; {method!r} does not take one")
+        if not (start_policy / "config.json").exists():
+            raise FileNotFoundError(f"start_policy {start_policy} is not a saved policy (no config.json); "
+                                    "`simdist compare --methods bc` and `simdist dagger` write them")
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
@@ -133,6 +146,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
                 "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps,
                 "physics": physics_setting(physics)}
+    if start_policy is not None:  # recorded only when given: runs from before it existed stay reusable
+        settings["start_policy"] = str(start_policy)
     # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
     # no world model); only the world-model methods plan (prior weight).
     if method in OFFLINE_METHODS:
@@ -187,7 +202,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     sim_stats = observation_stats(sim_eps)
 
     if method in OFFLINE_METHODS:
-        learner = (_train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if method == "bc"
+        learner = (_load_policy(start_policy) if start_policy is not None
+                   else _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if method == "bc"
                    else _train_diffusion(spec, sim_eps, sim_stats, demo_eps, method == "dp_cotrain", preset, gamma,
                                          seed, overrides))
         res = rollout(task, env, learner.agent(), ics, seed=seed, progress=progress, source=method)
@@ -203,7 +219,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     # ---------------------------------------------------------------------------------- online methods
     reward_fn = _reward_fn(setting, checkpoint)
     learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset,
-                                              gamma, seed, overrides)
+                                              gamma, seed, overrides, start_policy)
     rng = np.random.default_rng(seed)
     rows, real_eps, budget_left = [], [], real_episode_budget
     for j in range(rounds):
@@ -259,14 +275,25 @@ class _UniformSampler:
         return self.buffer.sample(batch_size, rng, device)
 
 
-def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides) -> None:
-    """The RL actor becomes the single-step BC policy, exploring around it with `bc_start_std`."""
-    bc = _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
-    learner.actor.load_state_dict(bc.actor.state_dict())
+def _load_policy(path: Path) -> BCLearner:
+    return BCLearner.load(path)
+
+
+def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy=None) -> None:
+    """The RL actor becomes the single-step BC policy (trained here on the simulation data, or `start_policy`),
+    exploring around it with `bc_start_std`."""
+    bc = _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if start_policy is None \
+        else _load_policy(start_policy)
+    try:
+        learner.actor.load_state_dict(bc.actor.state_dict())
+    except RuntimeError as e:  # another encoder preset or head width than this learner's
+        raise ValueError(f"the start policy's actor does not fit the {type(learner).__name__} actor (train it with the "
+                         f"same preset and hidden widths): {e}") from None
     learner.actor.set_constant_std(learner.cfg.bc_start_std)
 
 
-def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset, gamma, seed, overrides):
+def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset, gamma, seed, overrides,
+                    start_policy=None):
     """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
     rng = np.random.default_rng(seed)
     sim = TransitionBuffer.from_episodes(sim_eps, reward_fn)
@@ -275,16 +302,16 @@ def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setti
     if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
         learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_stats)
-        if setting == "quadruped":  # the paper's quadruped baselines start from the single-step BC policy
-            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
+        if setting == "quadruped" or start_policy:  # the paper's quadruped baselines start from single-step BC
+            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy)
         offline = sim if demo is None else sim.extend(demo)
         learner.pretrain(offline, rng)
         return learner, _UniformSampler(offline), identity
     if method == "rlpd":  # prior data: the demonstrations, or the simulation data where there are none
         learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
         set_normalizer_stats(list(learner.modules().values()), sim_stats)
-        if setting == "quadruped":
-            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides)
+        if setting == "quadruped" or start_policy:
+            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy)
         offline = demo if demo is not None else sim
         return learner, SymmetricSampler(offline, _empty(spec), learner.cfg.offline_ratio), identity
     # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
