@@ -7,6 +7,7 @@ speeds), appending to benchmarks/results/foam_bc_dagger.jsonl as model `latent_b
 
     python benchmarks/foam_latent_bc_probe.py --seed 0 [--checkpoint checkpoints/quadruped-cpu] [--runs runs]
         [--labels simdist]   # the labels of the SimDist head's DAgger round (foam_dagger_cli.sh) instead: `latent_bc_simdist_sS`
+        [--labels-dir DIR --tag TAG]   # any DAgger dataset (session 20): `latent_bc_TAG_sS`
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=6000, help="BC's 1,000 steps plus the DAgger stage's 5,000")
     p.add_argument("--labels", choices=("bc", "simdist"), default="bc", help="whose DAgger round's labels: the states "
                    "BC drove to (runs/dagger_bc_foam_sS) or those SimDist's head drove to (runs/dagger_cli_foam_sS)")
+    p.add_argument("--labels-dir", help="another DAgger dataset instead (e.g. runs/dagger_step_foam_s0/dagger_data, "
+                   "both rounds of foam_dagger_step_head.sh); rows `latent_bc_TAG_sS` with --tag")
+    p.add_argument("--tag", default="other")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     runs, task, model = Path(args.runs), get_task("foam"), ckpt.load_model(args.checkpoint)
@@ -48,8 +52,11 @@ def main() -> None:
         bc.actor.encoder.normalizer.set_stats(name, *(getattr(model.normalizer, f"{name}_{s}") for s in ("mean", "std")))
     bc.actor.encoder.requires_grad_(False)
     source = {"bc": "dagger_bc_foam", "simdist": "dagger_cli_foam"}[args.labels]
-    labels = dagger_labels(load_episodes(runs / f"{source}_s{args.seed}" / "dagger_data")[1])
+    labels_dir = Path(args.labels_dir) if args.labels_dir else runs / f"{source}_s{args.seed}" / "dagger_data"
+    labels = dagger_labels(load_episodes(labels_dir)[1])
     tag = f"latent_bc_s{args.seed}" if args.labels == "bc" else f"latent_bc_simdist_s{args.seed}"
+    if args.labels_dir:
+        tag = f"latent_bc_{args.tag}_s{args.seed}"
     sampler, rng = SymmetricSampler(sim_expert_transitions(runs / "quadruped_data_v2"), labels, 0.5), \
         np.random.default_rng(args.seed)
     for step in range(args.steps):
@@ -62,7 +69,8 @@ def main() -> None:
             for domain in ("real", "sim"):
                 out = evaluate_grids(task, lambda env: agent, domain, task.grids, 5, seed)
                 out.update(model=tag, agent="policy", seed=seed,
-                           command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}")
+                           command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}"
+                           + (f" --labels-dir {args.labels_dir} --tag {args.tag}" if args.labels_dir else ""))
                 f.write(json.dumps(out) + "\n")
                 logging.info("%s seed %d: success %.2f", domain, seed, out["success_rate"])
 
