@@ -8,13 +8,17 @@
 # frozen (`simdist finetune` trains a trainable value by TD on the data, the Fig. 10 ablation, not wanted here), so
 # MPPI's terminal value reads a moved latent: its rows are a lower bound. Then the head alone and MPPI (λ = 10) in
 # `real`, and the head alone in `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds. SEED=s picks the collection.
+# START=step starts from the single-step-head model of foam_dagger_step_head.sh's round 1 on the same data
+# (runs/dagger_step_foam_sS/round_01, session 20) instead of checkpoints/quadruped-cpu: rows `foam_whole_step_sS`.
 # Records: benchmarks/results/foam_bc_dagger.jsonl (rows `foam_whole_sS`). ≈ 10 min of training on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
-OUT=$R/foam_whole_s$SEED; TAG=$(basename "$OUT")
-[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
+CKPT=checkpoints/quadruped-cpu; OUT=$R/foam_whole_s$SEED
+[ "${START:-}" = step ] && CKPT=$R/dagger_step_foam_s$SEED/round_01 && OUT=$R/foam_whole_step_s$SEED
+TAG=$(basename "$OUT")
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" \
   --data "$R/dagger_cli_foam_s$SEED/dagger_data" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
   --preset quadruped-cpu --trainable encoder,history,action_embedding,dynamics,reward,policy \
   --loss-set latent=1 --loss-set reward=1 --loss-set value=0 --loss-set bc=4 --steps 5000 --set batch_size=128 \

@@ -4,7 +4,9 @@
 # labels of the states single-step BC drove to (runs/dagger_bc_foam_sS/dagger_data, foam_bc_dagger.sh) instead of those
 # its own DAgger round reached; then alone in `real` and `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds.
 # LR=x trains at learning rate x (decaying to x / 2) instead of the recipe's 1e-4, rows `head_on_bc_states_lrx_sS`;
-# LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`.
+# LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`;
+# LABELS=step2 both rounds of foam_dagger_step_head.sh (runs/dagger_step_foam_sS). REPLAY=f: share of each batch
+# replayed from the simulation data (default 0.5), rows `…_replayF_…`.
 # WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
 # rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
 # `head_on_…_firstF_…`. STEP=w adds a single-step MLP head of width w beside the kept chunk head (ModelConfig.
@@ -14,15 +16,16 @@ cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
 LR=${LR:-1e-4}; LABELS=${LABELS:-bc}
-DATA=$R/$([ "$LABELS" = own ] && echo dagger_cli_foam || echo dagger_bc_foam)_s$SEED/dagger_data
+case $LABELS in own) SRC=dagger_cli_foam ;; step2) SRC=dagger_step_foam ;; *) SRC=dagger_bc_foam ;; esac
+DATA=$R/${SRC}_s$SEED/dagger_data; REPLAY=${REPLAY:-0.5}
 WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
 FIRST=${FIRST:-0}; STEP=${STEP:-0}
 [ "$STEP" = 0 ] || FRESH+=(--model-set policy_step_width="$STEP")
-OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")_s$SEED
+OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")_s$SEED
 TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
-  --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
+  --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay "$REPLAY" --out "$OUT" \
   --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set reward=0 --loss-set value=0 \
   --loss-set bc=1 --loss-set bc_first_step="$FIRST" --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
   --set seed="$SEED" "${FRESH[@]}" --quiet

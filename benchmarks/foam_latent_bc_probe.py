@@ -41,6 +41,8 @@ def main() -> None:
     p.add_argument("--labels-dir", help="another DAgger dataset instead (e.g. runs/dagger_step_foam_s0/dagger_data, "
                    "both rounds of foam_dagger_step_head.sh); rows `latent_bc_TAG_sS` with --tag")
     p.add_argument("--tag", default="other")
+    p.add_argument("--replay", type=float, default=0.5, help="share of each batch from the simulation expert data "
+                   "(rows get `_replayR`; 0.29 is the share SimDist's head effectively gets, session 20)")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     runs, task, model = Path(args.runs), get_task("foam"), ckpt.load_model(args.checkpoint)
@@ -57,7 +59,9 @@ def main() -> None:
     tag = f"latent_bc_s{args.seed}" if args.labels == "bc" else f"latent_bc_simdist_s{args.seed}"
     if args.labels_dir:
         tag = f"latent_bc_{args.tag}_s{args.seed}"
-    sampler, rng = SymmetricSampler(sim_expert_transitions(runs / "quadruped_data_v2"), labels, 0.5), \
+    if args.replay != 0.5:
+        tag += f"_replay{args.replay}"
+    sampler, rng = SymmetricSampler(sim_expert_transitions(runs / "quadruped_data_v2"), labels, args.replay), \
         np.random.default_rng(args.seed)
     for step in range(args.steps):
         info = bc.update(sampler.sample(cfg.batch_size, rng))
@@ -70,7 +74,8 @@ def main() -> None:
                 out = evaluate_grids(task, lambda env: agent, domain, task.grids, 5, seed)
                 out.update(model=tag, agent="policy", seed=seed,
                            command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}"
-                           + (f" --labels-dir {args.labels_dir} --tag {args.tag}" if args.labels_dir else ""))
+                           + (f" --labels-dir {args.labels_dir} --tag {args.tag}" if args.labels_dir else "")
+                           + (f" --replay {args.replay}" if args.replay != 0.5 else ""))
                 f.write(json.dumps(out) + "\n")
                 logging.info("%s seed %d: success %.2f", domain, seed, out["success_rate"])
 

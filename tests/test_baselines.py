@@ -85,6 +85,20 @@ def test_symmetric_sampling_ratio_holds():
     assert SymmetricSampler(offline, online, 0.25).sample(64, rng)[OFFLINE_FLAG].mean() == 0.25
 
 
+def test_iql_sampler_is_uniform_over_offline_and_online_data_without_copying_the_offline_data():
+    from simdist.baselines.run import _UniformSampler
+
+    rng = np.random.default_rng(0)
+    offline = buffer(900, rng, reward=lambda a: np.ones(len(a)))
+    sampler = _UniformSampler(offline)
+    assert sampler.sample(64, rng)["reward"].mean() == 1.0  # no online data yet: all offline
+    for _ in range(2):  # 100 online rows in two parts: a tenth of the union
+        sampler.add_online(buffer(50, rng, reward=lambda a: np.zeros(len(a))))
+    assert sampler.offline is offline and len(sampler.online) == 100
+    online_share = 1.0 - np.mean([float(sampler.sample(256, rng)["reward"].mean()) for _ in range(200)])
+    assert abs(online_share - 0.1) < 0.01
+
+
 # ----------------------------------------------------------------------------------------------- BC
 def test_rl_actor_started_from_bc_keeps_its_mean_and_explores_narrowly():
     learner = SACLearner(SPEC, SACConfig.preset("cpu", hidden=(16,)))

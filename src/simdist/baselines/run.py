@@ -28,8 +28,8 @@ from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import set_normalizer_stats, spec_of
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner
-from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, observation_stats, sparse_success,
-                                      world_model_reward)
+from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, concat_batches, observation_stats,
+                                      sparse_success, world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
 from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
@@ -263,16 +263,21 @@ def _reward_fn(setting: str, checkpoint: str | Path | None):
 
 
 class _UniformSampler:
-    """IQL's single buffer: offline data followed by the online data, sampled uniformly (CORL)."""
+    """IQL's single buffer: offline data followed by the online data, sampled uniformly over the union (CORL). The
+    online part grows on its own, so the offline data (7.6 GB of quadruped transitions) is never copied."""
 
     def __init__(self, buffer: TransitionBuffer):
-        self.buffer = buffer
+        self.offline, self.online = buffer, None
 
     def add_online(self, transitions: TransitionBuffer) -> None:
-        self.buffer = self.buffer.extend(transitions)
+        self.online = transitions if self.online is None else self.online.extend(transitions)
 
     def sample(self, batch_size: int, rng: np.random.Generator, device="cpu") -> dict:
-        return self.buffer.sample(batch_size, rng, device)
+        n_online = 0 if self.online is None else int(rng.binomial(
+            batch_size, len(self.online) / (len(self.offline) + len(self.online))))
+        parts = [buffer.sample(n, rng, device) for buffer, n in ((self.offline, batch_size - n_online),
+                                                                  (self.online, n_online)) if n]
+        return parts[0] if len(parts) == 1 else concat_batches(*parts)
 
 
 def _load_policy(path: Path) -> BCLearner:
