@@ -8,6 +8,7 @@ speeds), appending to benchmarks/results/foam_bc_dagger.jsonl as model `latent_b
     python benchmarks/foam_latent_bc_probe.py --seed 0 [--checkpoint checkpoints/quadruped-cpu] [--runs runs]
         [--labels simdist]   # the labels of the SimDist head's DAgger round (foam_dagger_cli.sh) instead: `latent_bc_simdist_sS`
         [--labels-dir DIR --tag TAG]   # any DAgger dataset (session 20): `latent_bc_TAG_sS`
+        [--replay F] [--loss normalised] [--drop-tail 25]   # one of the world-model head's training choices at a time
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import numpy as np
 from simdist import checkpoint as ckpt
 from simdist.baselines.bc import BCLearner, dagger_labels, sim_expert_transitions
 from simdist.baselines.replay import SymmetricSampler
-from simdist.data.episodes import load_episodes
+from simdist.data.episodes import Episode, load_episodes
+from simdist.model.augment import add_sensor_noise
 from simdist.eval.rollout import evaluate_grids
 from simdist.tasks import get_task
 
@@ -43,6 +45,11 @@ def main() -> None:
     p.add_argument("--tag", default="other")
     p.add_argument("--replay", type=float, default=0.5, help="share of each batch from the simulation expert data "
                    "(rows get `_replayR`; 0.29 is the share SimDist's head effectively gets, session 20)")
+    p.add_argument("--loss", choices=("unit", "normalised"), default="unit", help="BC's loss (tanh output, MSE in the "
+                   "unit action box) or the world model's (linear output, MSE in the normaliser's action units, clipped "
+                   "to the bounds when deployed); rows get `_normalised`")
+    p.add_argument("--drop-tail", type=int, default=0, help="leave out each DAgger episode's last N steps, as the "
+                   "world model's (H, T) windows do for N = T = 25; rows get `_tailN`")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     runs, task, model = Path(args.runs), get_task("foam"), ckpt.load_model(args.checkpoint)
@@ -55,12 +62,18 @@ def main() -> None:
     bc.actor.encoder.requires_grad_(False)
     source = {"bc": "dagger_bc_foam", "simdist": "dagger_cli_foam"}[args.labels]
     labels_dir = Path(args.labels_dir) if args.labels_dir else runs / f"{source}_s{args.seed}" / "dagger_data"
-    labels = dagger_labels(load_episodes(labels_dir)[1])
+    episodes = load_episodes(labels_dir)[1]
+    if args.drop_tail:  # the steps the world model's windows never start at; shorter episodes give no window at all
+        episodes = [trimmed(e, len(e) - args.drop_tail) for e in episodes if len(e) > args.drop_tail]
+    labels = dagger_labels(episodes)
     tag = f"latent_bc_s{args.seed}" if args.labels == "bc" else f"latent_bc_simdist_s{args.seed}"
     if args.labels_dir:
         tag = f"latent_bc_{args.tag}_s{args.seed}"
     if args.replay != 0.5:
         tag += f"_replay{args.replay}"
+    tag += ("_normalised" if args.loss == "normalised" else "") + (f"_tail{args.drop_tail}" if args.drop_tail else "")
+    if args.loss == "normalised":
+        world_model_loss_units(bc, model)
     sampler, rng = SymmetricSampler(sim_expert_transitions(runs / "quadruped_data_v2"), labels, args.replay), \
         np.random.default_rng(args.seed)
     for step in range(args.steps):
@@ -75,9 +88,36 @@ def main() -> None:
                 out.update(model=tag, agent="policy", seed=seed,
                            command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}"
                            + (f" --labels-dir {args.labels_dir} --tag {args.tag}" if args.labels_dir else "")
-                           + (f" --replay {args.replay}" if args.replay != 0.5 else ""))
+                           + (f" --replay {args.replay}" if args.replay != 0.5 else "")
+                           + (f" --loss {args.loss}" if args.loss != "unit" else "")
+                           + (f" --drop-tail {args.drop_tail}" if args.drop_tail else ""))
                 f.write(json.dumps(out) + "\n")
                 logging.info("%s seed %d: success %.2f", domain, seed, out["success_rate"])
+
+
+def trimmed(e: Episode, n: int) -> Episode:
+    """The first n steps of a DAgger episode (the fields this probe reads)."""
+    cut = lambda a: None if a is None else a[:n]  # noqa: E731
+    return dataclasses.replace(e, obs={g: v[:n] for g, v in e.obs.items()}, action=e.action[:n],
+                               command=cut(e.command), expert=cut(e.expert), expert_action=cut(e.expert_action),
+                               reward=cut(e.reward), value=cut(e.value))
+
+
+def world_model_loss_units(bc: BCLearner, model) -> None:
+    """Give `bc` the world model's BC loss: the head's mean read as a normalised action (no tanh), MSE against the
+    normalised target; deployed as mean·std + μ clipped to the bounds (PolicyAgent)."""
+    mu, std = model.normalizer.action_mean, model.normalizer.action_std
+    actor = bc.actor
+    actor.mode = lambda obs: actor.to_unit(mu + std * actor(obs)[0])
+
+    def update(batch: dict) -> dict[str, float]:
+        obs = add_sensor_noise(batch["obs"], bc.spec.sensor_noise_std, bc.cfg.sensor_noise_scale)
+        loss = (actor(obs)[0] - (batch["action"] - mu) / std).pow(2).mean()
+        bc.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        bc.optimizer.step()
+        return {"bc_loss": float(loss.detach())}
+    bc.update = update
 
 
 if __name__ == "__main__":
