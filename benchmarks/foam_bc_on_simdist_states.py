@@ -38,7 +38,8 @@ def main() -> None:
                                 sim_expert_transitions(runs / "quadruped_data_v2"), runs / tag, steps=5000, lr=1e-4,
                                 lr_end=5e-5, batch_size=128, replay_fraction=0.5, seed=args.seed)
     agent = learner.agent()
-    command = f"python benchmarks/foam_bc_on_simdist_states.py --seed {args.seed} --labels {args.labels} --tag {args.tag}"
+    command = (f"python benchmarks/foam_bc_on_simdist_states.py --seed {args.seed} --labels {args.labels} "
+               f"--tag {args.tag}")
     with RECORD.open("a") as f:
         for seed in (0, 1, 2):
             for domain in args.domains.split(","):

@@ -44,8 +44,8 @@ OFFLINE_METHODS = ("bc", *DIFFUSION_METHODS)
 WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimDist checkpoint
 METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
 DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
-DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)
-START_POLICY_METHODS = ("bc", "iql", "rlpd")  # single-step BC, and the RL methods that start from it  # Diffusion Policy learns from demonstrations alone
+DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)  # Diffusion Policy learns from demonstrations alone
+START_POLICY_METHODS = ("bc", "iql", "rlpd")  # single-step BC, and the RL methods that start from it
 MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 RESULTS_FILE = "baseline_results.json"
 
