@@ -45,9 +45,9 @@ def main() -> None:
     p.add_argument("--tag", default="other")
     p.add_argument("--replay", type=float, default=0.5, help="share of each batch from the simulation expert data "
                    "(rows get `_replayR`; 0.29 is the share SimDist's head effectively gets, session 20)")
-    p.add_argument("--loss", choices=("unit", "normalised"), default="unit", help="BC's loss (tanh output, MSE in the "
-                   "unit action box) or the world model's (linear output, MSE in the normaliser's action units, clipped "
-                   "to the bounds when deployed); rows get `_normalised`")
+    p.add_argument("--loss", choices=("unit", "normalised"), default="unit",
+                   help="BC's loss (tanh output, MSE in the unit action box) or the world model's (linear output, MSE "
+                   "in the normaliser's action units, clipped to the bounds when deployed); rows get `_normalised`")
     p.add_argument("--drop-tail", type=int, default=0, help="leave out each DAgger episode's last N steps, as the "
                    "world model's (H, T) windows do for N = T = 25; rows get `_tailN`")
     args = p.parse_args()
