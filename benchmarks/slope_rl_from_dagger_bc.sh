@@ -7,7 +7,8 @@
 # Alg. 1 does; BC deploys the same policy unchanged, under the same protocol (5 trials × 3 speeds per round).
 # METHODS (default bc,rlpd,iql), BUDGET real episodes (default 60: 4 rounds), SEEDS (default 3: seeds 0 1 2);
 # STD=s explores around the start policy with std s of the action range instead of the preset's 0.05 (`bc_start_std`).
-# Records: benchmarks/results/compare_slope_mu019_from_dagger_bc[_stdS].json and runs/…/METHOD/seed_S.
+# Records: benchmarks/results/compare_slope_mu019_from_dagger_bc[_stdS]_METHODS.json and runs/…/METHOD/seed_S (a
+# finished seed is reused, so a rerun only rewrites the record).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 R=${R:-runs}; NAME=compare_slope_mu019_from_dagger_bc$([ -z "${STD:-}" ] || echo "_std$STD"); OUT=$R/$NAME
@@ -16,4 +17,4 @@ OMP_NUM_THREADS=1 simdist compare slippery-slope --methods "${METHODS:-bc,rlpd,i
   --sim-data "$R/quadruped_data_v3" --checkpoint checkpoints/quadruped-lowfric --budget "${BUDGET:-60}" \
   --episodes-per-round 15 --episodes-per-update 15 --grid all --physics benchmarks/physics/slope_real_mu0.19.json \
   --start-policy "$R/dagger_bc_slope_s{seed}/model" "${EXTRA[@]}" --out "$OUT" --json --quiet > /dev/null
-cp "$OUT/compare.json" "benchmarks/results/$NAME.json"
+M=${METHODS:-bc,rlpd,iql}; cp "$OUT/compare.json" "benchmarks/results/${NAME}_${M//,/-}.json"
