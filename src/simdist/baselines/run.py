@@ -196,13 +196,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
         result = {**meta, **adapted, "method": method}
         (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
-    _, sim_eps = load_episodes(sim_data_dir)
     env = task.make_env("real", physics, seed=seed)
     ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
-    sim_stats = observation_stats(sim_eps)
+    deployed_as_is = method == "bc" and start_policy is not None  # needs no simulation data
+    _, sim_eps = ([], []) if deployed_as_is else load_episodes(sim_data_dir)
+    sim_stats = None if deployed_as_is else observation_stats(sim_eps)
 
     if method in OFFLINE_METHODS:
-        learner = (_load_policy(start_policy) if start_policy is not None
+        learner = (BCLearner.load(start_policy) if deployed_as_is
                    else _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if method == "bc"
                    else _train_diffusion(spec, sim_eps, sim_stats, demo_eps, method == "dp_cotrain", preset, gamma,
                                          seed, overrides))
@@ -280,15 +281,11 @@ class _UniformSampler:
         return parts[0] if len(parts) == 1 else concat_batches(*parts)
 
 
-def _load_policy(path: Path) -> BCLearner:
-    return BCLearner.load(path)
-
-
 def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy=None) -> None:
     """The RL actor becomes the single-step BC policy (trained here on the simulation data, or `start_policy`),
     exploring around it with `bc_start_std`."""
     bc = _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if start_policy is None \
-        else _load_policy(start_policy)
+        else BCLearner.load(start_policy)
     try:
         learner.actor.load_state_dict(bc.actor.state_dict())
     except RuntimeError as e:  # another encoder preset or head width than this learner's
