@@ -6,13 +6,19 @@
 # reward (checkpoints/quadruped-lowfric, the shipped slope model's reward head), updating after every 15 episodes as
 # Alg. 1 does; BC deploys the same policy unchanged, under the same protocol (5 trials × 3 speeds per round).
 # METHODS (default bc,rlpd,iql), BUDGET real episodes (default 60: 4 rounds), SEEDS (default 3: seeds 0 1 2);
-# STD=s explores around the start policy with std s of the action range instead of the preset's 0.05 (`bc_start_std`).
+# STD=s explores around the start policy with std s of the action range instead of the preset's 0.05 (`bc_start_std`);
+# ALPHA=a starts SAC's temperature at a instead of 1 and WARMUP=n fits only the critics for the first n update calls
+# (session 21, docs/baselines.md).
 # Records: benchmarks/results/compare_slope_mu019_from_dagger_bc[_stdS]_METHODS.json and runs/…/METHOD/seed_S (a
 # finished seed is reused, so a rerun only rewrites the record).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-R=${R:-runs}; NAME=compare_slope_mu019_from_dagger_bc$([ -z "${STD:-}" ] || echo "_std$STD"); OUT=$R/$NAME
-EXTRA=(); [ -z "${STD:-}" ] || EXTRA=(--baseline-set bc_start_std="$STD")
+R=${R:-runs}; OUT=$R/compare_slope_mu019_from_dagger_bc
+EXTRA=()
+[ -z "${STD:-}" ] || { OUT+=_std$STD; EXTRA+=(--baseline-set bc_start_std="$STD"); }
+[ -z "${ALPHA:-}" ] || { OUT+=_alpha$ALPHA; EXTRA+=(--baseline-set init_temperature="$ALPHA"); }
+[ -z "${WARMUP:-}" ] || { OUT+=_warmup$WARMUP; EXTRA+=(--baseline-set critic_warmup_updates="$WARMUP"); }
+NAME=$(basename "$OUT")
 OMP_NUM_THREADS=1 simdist compare slippery-slope --methods "${METHODS:-bc,rlpd,iql}" --seeds "${SEEDS:-3}" \
   --sim-data "$R/quadruped_data_v3" --checkpoint checkpoints/quadruped-lowfric --budget "${BUDGET:-60}" \
   --episodes-per-round 15 --episodes-per-update 15 --grid all --physics benchmarks/physics/slope_real_mu0.19.json \

@@ -148,6 +148,24 @@ def test_sac_actor_moves_to_rewarded_action_on_bandit():
     assert after < 0.3 and after < before
 
 
+
+def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them_move():
+    rng = np.random.default_rng(2)
+    cfg = SACConfig(**TINY, num_qs=3, utd_ratio=2, lr=3e-3, critic_warmup_updates=5)
+    learner = SACLearner(SPEC, cfg)
+    reward = lambda a: -((a[:, 0] - 1.0) ** 2)
+    sampler = SymmetricSampler(buffer(100, rng, reward), buffer(100, rng, reward))
+    actor0 = {k: v.clone() for k, v in learner.actor.state_dict().items()}
+    critic0 = {k: v.clone() for k, v in learner.critic.state_dict().items()}
+    alpha0 = learner.log_alpha.detach().clone()
+    learner.train_round(sampler, new_steps=5, rng=rng)
+    assert all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
+    assert torch.equal(alpha0, learner.log_alpha.detach())
+    assert not all(torch.equal(v, learner.critic.state_dict()[k]) for k, v in critic0.items())
+    learner.train_round(sampler, new_steps=1, rng=rng)
+    assert not all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
+    assert not torch.equal(alpha0, learner.log_alpha.detach())
+
 # ------------------------------------------------------------------------------------------------ IQL
 def test_expectile_loss_is_asymmetric():
     d = torch.tensor([1.0, -1.0])

@@ -44,6 +44,10 @@ class SACConfig(BaselineConfig):
     offline_ratio: float = 0.5  # symmetric sampling
     # Update calls per collected real step; None = one (RLPD). The CPU preset caps total calls per round.
     max_updates_per_round: int | None = None
+    # Update calls that fit only the critics before the actor and temperature first move: a critic fitted to the
+    # start policy's own data first keeps a pretrained actor from following an untrained critic (WSRL, Zhou et al.
+    # 2024). 0 = RLPD, whose actor starts from scratch.
+    critic_warmup_updates: int = 0
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
         "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, utd_ratio=4, max_updates_per_round=100),
@@ -69,6 +73,7 @@ class SACLearner:
         self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.lr)
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=cfg.lr)
         self.generator = torch.Generator(device="cpu").manual_seed(cfg.seed)
+        self.updates = 0  # update calls so far (critic warm-up)
 
     @property
     def alpha(self) -> torch.Tensor:
@@ -94,7 +99,8 @@ class SACLearner:
         return loss, logp.detach(), {"actor_loss": float(loss.detach()), "entropy": float(-logp.mean().detach())}
 
     def update(self, batches: list[dict]) -> dict[str, float]:
-        """One RLPD update: a critic step on each of the utd_ratio minibatches, then actor and α on the last."""
+        """One RLPD update: a critic step on each of the utd_ratio minibatches, then actor and α on the last
+        (critics only during the first `critic_warmup_updates` calls)."""
         cfg = self.cfg
         info: dict[str, float] = {}
         for mini in batches:
@@ -103,6 +109,9 @@ class SACLearner:
             loss.backward()
             self.critic_opt.step()
             polyak(self.target_critic, self.critic, cfg.tau)
+        self.updates += 1
+        if self.updates <= cfg.critic_warmup_updates:
+            return {**info, "alpha": float(self.alpha)}
         self.critic.requires_grad_(False)  # the actor step must not move the critics
         a_loss, logp, a_info = self.actor_loss(mini)
         self.actor_opt.zero_grad(set_to_none=True)
