@@ -166,6 +166,15 @@ def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them
     assert not all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
     assert not torch.equal(alpha0, learner.log_alpha.detach())
 
+
+def test_sac_actor_lr_is_the_actors_own():
+    rng = np.random.default_rng(3)
+    learner = SACLearner(SPEC, SACConfig(**TINY, num_qs=3, utd_ratio=1, lr=3e-3, actor_lr=0.0))
+    sampler = SymmetricSampler(buffer(100, rng), buffer(100, rng))
+    actor0 = {k: v.clone() for k, v in learner.actor.state_dict().items()}
+    learner.train_round(sampler, new_steps=3, rng=rng)
+    assert all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
+
 # ------------------------------------------------------------------------------------------------ IQL
 def test_expectile_loss_is_asymmetric():
     d = torch.tensor([1.0, -1.0])

@@ -48,6 +48,9 @@ class SACConfig(BaselineConfig):
     # start policy's own data first keeps a pretrained actor from following an untrained critic (WSRL, Zhou et al.
     # 2024). 0 = RLPD, whose actor starts from scratch.
     critic_warmup_updates: int = 0
+    # The actor's learning rate where it differs from `lr`: Adam's normalised steps move a pretrained actor by about
+    # lr per weight per step whatever the critic's gradient scale, so a start policy may want a smaller one.
+    actor_lr: float | None = None
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
         "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, utd_ratio=4, max_updates_per_round=100),
@@ -69,7 +72,8 @@ class SACLearner:
         self.target_critic = copy.deepcopy(self.critic).requires_grad_(False)
         self.log_alpha = torch.nn.Parameter(torch.tensor(float(np.log(cfg.init_temperature)), device=self.device))
         self.target_entropy = cfg.target_entropy_per_dim * spec.action_dim
-        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=cfg.lr)
+        actor_lr = cfg.lr if cfg.actor_lr is None else cfg.actor_lr
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=actor_lr)
         self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=cfg.lr)
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=cfg.lr)
         self.generator = torch.Generator(device="cpu").manual_seed(cfg.seed)
