@@ -8,8 +8,8 @@ import torch
 from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner, expectile_loss
-from simdist.baselines.replay import (OFFLINE_FLAG, SymmetricSampler, TransitionBuffer, sim_labels,
-                                      sparse_success)
+from simdist.baselines.replay import (OFFLINE_FLAG, SymmetricSampler, TransitionBuffer, cached_transitions,
+                                      sim_labels, sparse_success)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue, shape_transitions, shaped_reward
 from simdist.data.episodes import Episode
@@ -68,6 +68,23 @@ def test_expert_only_transitions_keep_their_own_next_observations():
     np.testing.assert_array_equal(buf.obs["proprio"], ep.obs["proprio"][kept])
     np.testing.assert_array_equal(buf.next_obs["proprio"], ep.obs["proprio"][[k + 1 for k in kept]])
     np.testing.assert_array_equal(buf.action, ep.action[kept])
+
+
+def test_learned_reward_labels_are_computed_once_per_key():
+    rng = np.random.default_rng(0)
+    eps = [episode(rng, 6) for _ in range(3)] + [episode(rng, 1)]  # a 1-step episode gives no transition
+    calls = []
+
+    def reward(e):
+        calls.append(1)
+        return rng.normal(size=len(e) - 1).astype(np.float32), np.zeros(len(e) - 1, np.float32)
+
+    first = cached_transitions(eps, reward, key=("data", "model"))
+    again = cached_transitions(eps, reward, key=("data", "model"))
+    assert len(calls) == 3 and np.array_equal(first.reward, again.reward)
+    cached_transitions(eps, reward, key=("data", "another model"))
+    cached_transitions(eps, reward, key=None)
+    assert len(calls) == 9
 
 
 def test_symmetric_sampling_ratio_holds():

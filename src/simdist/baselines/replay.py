@@ -42,6 +42,31 @@ def sim_labels(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
     return episode.reward[:n].astype(np.float32), np.zeros(n, np.float32)
 
 
+# (simulation dataset, reward checkpoint) -> per-episode reward labels. Labelling 3.3 M quadruped steps with the
+# world model takes ~10 min on a CPU core; every seed and method of one `simdist compare` needs the same labels.
+_LABEL_CACHE: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def cached_transitions(episodes: list[Episode], reward_fn: RewardFn, key: tuple | None) -> "TransitionBuffer":
+    """`TransitionBuffer.from_episodes(episodes, reward_fn)`, reusing the labels of an earlier call with the same
+    `key` and the same number of episodes (the labels of one key at a time are kept; None: no caching)."""
+    cached = _LABEL_CACHE.get(key) if key is not None else None
+    if cached is not None and len(cached) == sum(len(e) > 1 for e in episodes):
+        labels = iter(cached)
+        return TransitionBuffer.from_episodes(episodes, lambda e: next(labels))
+    recorded: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def recording(e: Episode) -> tuple[np.ndarray, np.ndarray]:
+        recorded.append(reward_fn(e))
+        return recorded[-1]
+
+    buffer = TransitionBuffer.from_episodes(episodes, recording)
+    if key is not None:
+        _LABEL_CACHE.clear()
+        _LABEL_CACHE[key] = recorded
+    return buffer
+
+
 def world_model_reward(model) -> RewardFn:
     """Label each transition with SimDist's reward head r̂_t (first step of a T-step window).
 

@@ -28,8 +28,8 @@ from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import set_normalizer_stats, spec_of
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner
-from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, concat_batches, observation_stats,
-                                      sparse_success, world_model_reward)
+from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, cached_transitions, concat_batches,
+                                      observation_stats, sparse_success, world_model_reward)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
 from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
@@ -219,8 +219,9 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
 
     # ---------------------------------------------------------------------------------- online methods
     reward_fn = _reward_fn(setting, checkpoint)
+    label_key = None if setting == "manipulation" else _label_key(sim_data_dir, checkpoint)
     learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset,
-                                              gamma, seed, overrides, start_policy)
+                                              gamma, seed, overrides, start_policy, label_key)
     rng = np.random.default_rng(seed)
     rows, real_eps, budget_left = [], [], real_episode_budget
     for j in range(rounds):
@@ -250,6 +251,12 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     result = _rounds_result(rows, meta)
     (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
     return result
+
+
+def _label_key(sim_data_dir, checkpoint) -> tuple:
+    """What the learned-reward labels of the simulation data depend on (the files as they are now)."""
+    stamp = lambda path: (str(path.resolve()), path.stat().st_mtime_ns, path.stat().st_size)  # noqa: E731
+    return stamp(Path(sim_data_dir) / "dataset.json"), stamp(Path(checkpoint) / "model.safetensors")
 
 
 def _reward_fn(setting: str, checkpoint: str | Path | None):
@@ -295,10 +302,10 @@ def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overr
 
 
 def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset, gamma, seed, overrides,
-                    start_policy=None):
+                    start_policy=None, label_key=None):
     """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
     rng = np.random.default_rng(seed)
-    sim = TransitionBuffer.from_episodes(sim_eps, reward_fn)
+    sim = cached_transitions(sim_eps, reward_fn, label_key)
     demo = TransitionBuffer.from_episodes(demo_eps, reward_fn, expert_default=True) if demo_eps else None
     identity = lambda transitions: transitions
     if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
