@@ -10,9 +10,14 @@
 # Session 13 asks the same at panel μ = 0.19 of the low-friction model, where it starts at 0.58:
 #   CKPT=runs/q_lowfric SIM=runs/quadruped_data_v3 PHYSICS=benchmarks/physics/slope_real_mu0.19.json \
 #   REAL=runs/slope_real_mu019_alg2 NAME=slope_ub_mu019 bash benchmarks/slope_upper_bound.sh
+# Session 21 asks it on Foam, of the model whose head transfers (TASK=foam, records in RECORD):
+#   TASK=foam CKPT=runs/head_on_bc_states_step128_lr1e-3_s0 SIM=runs/foam_course_data REAL=runs/foam_real_alg2 \
+#   NAME=foam_ub_step RECORD=benchmarks/results/foam_upper_bound.jsonl VARIANTS=dyn3k PRIORS="10 2" \
+#   bash benchmarks/slope_upper_bound.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
+TASK=${TASK:-slippery-slope}
 CKPT=${CKPT:-runs/q_v2_nohist}
 REAL=${REAL:-runs/slope_real_alg2_30min}
 SIM=${SIM:-runs/slope_course_data}  # replay (half of each batch), the Slippery Slope part of quadruped_data_v2
@@ -23,8 +28,8 @@ NAME=${NAME:-slope_ub}  # models go to runs/${NAME}_VARIANT
 PHYSICS=${PHYSICS:-}  # a `real` physics override (data and evaluation), e.g. another panel friction
 physics=()
 [ -z "$PHYSICS" ] || physics=(--physics "$PHYSICS")
-RECORD=benchmarks/results/slope_upper_bound.jsonl
-[ -d "$REAL" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched --task slippery-slope \
+RECORD=${RECORD:-benchmarks/results/slope_upper_bound.jsonl}
+[ -d "$REAL" ] || OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched --task "$TASK" \
   --scene course --domain real --envs 64 --transitions 90000 --seed 10 --out "$REAL" "${physics[@]}"
 finetune() {  # name steps [finetune options]
   local out=runs/${NAME}_$1 steps=$2
@@ -50,7 +55,7 @@ for v in $VARIANTS; do
   for prior in $PRIORS; do
     for seed in $SEEDS; do
       evaluate_to "$RECORD" "{\"variant\": \"$v\", \"prior_weight\": $prior, \"seed\": $seed, \"name\": \"$NAME\"}" \
-        simdist evaluate slippery-slope --checkpoint "$model" --domain real --grid all --trials 5 \
+        simdist evaluate "$TASK" --checkpoint "$model" --domain real --grid all --trials 5 \
         --mppi quadruped-cpu --prior-weight "$prior" --seed "$seed" --json "${physics[@]}"
     done
   done
