@@ -165,7 +165,6 @@ def test_sac_actor_moves_to_rewarded_action_on_bandit():
     assert after < 0.3 and after < before
 
 
-
 def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them_move():
     rng = np.random.default_rng(2)
     cfg = SACConfig(**TINY, num_qs=3, utd_ratio=2, lr=3e-3, critic_warmup_updates=5)
@@ -184,13 +183,17 @@ def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them
     assert not torch.equal(alpha0, learner.log_alpha.detach())
 
 
-def test_sac_actor_lr_is_the_actors_own():
+@pytest.mark.parametrize("actor_lr, moves", [(0.0, False), (None, True)])
+def test_sac_actor_lr_is_the_actors_own(actor_lr, moves):
     rng = np.random.default_rng(3)
-    learner = SACLearner(SPEC, SACConfig(**TINY, num_qs=3, utd_ratio=1, lr=3e-3, actor_lr=0.0))
+    learner = SACLearner(SPEC, SACConfig(**TINY, num_qs=3, utd_ratio=1, lr=3e-3, actor_lr=actor_lr))
     sampler = SymmetricSampler(buffer(100, rng), buffer(100, rng))
     actor0 = {k: v.clone() for k, v in learner.actor.state_dict().items()}
+    critic0 = {k: v.clone() for k, v in learner.critic.state_dict().items()}
     learner.train_round(sampler, new_steps=3, rng=rng)
-    assert all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
+    assert moves != all(torch.equal(v, learner.actor.state_dict()[k]) for k, v in actor0.items())
+    assert not all(torch.equal(v, learner.critic.state_dict()[k]) for k, v in critic0.items())
+
 
 # ------------------------------------------------------------------------------------------------ IQL
 def test_expectile_loss_is_asymmetric():
