@@ -8,7 +8,8 @@
 # METHODS (default bc,rlpd,iql), BUDGET real episodes (default 60: 4 rounds), SEEDS (default 3: seeds 0 1 2);
 # STD=s explores around the start policy with std s of the action range instead of the preset's 0.05 (`bc_start_std`);
 # ALPHA=a starts SAC's temperature at a instead of 1 and WARMUP=n fits only the critics for the first n update calls
-# (session 21, docs/baselines.md); ACTOR_LR=x gives the actor learning rate x.
+# (session 21, docs/baselines.md); ACTOR_LR=x gives the actor learning rate x; ANCHOR=w pulls the actor toward the
+# start policy with TD3+BC's weight w (`anchor_weight`, session 22; 0.4 is TD3+BC's α = 2.5).
 # Records: benchmarks/results/compare_slope_mu019_from_dagger_bc[_stdS]_METHODS.json and runs/…/METHOD/seed_S (a
 # finished seed is reused, so a rerun only rewrites the record).
 set -euo pipefail
@@ -19,6 +20,7 @@ EXTRA=()
 [ -z "${ALPHA:-}" ] || { OUT+=_alpha$ALPHA; EXTRA+=(--baseline-set init_temperature="$ALPHA"); }
 [ -z "${WARMUP:-}" ] || { OUT+=_warmup$WARMUP; EXTRA+=(--baseline-set critic_warmup_updates="$WARMUP"); }
 [ -z "${ACTOR_LR:-}" ] || { OUT+=_actorlr$ACTOR_LR; EXTRA+=(--baseline-set actor_lr="$ACTOR_LR"); }
+[ -z "${ANCHOR:-}" ] || { OUT+=_anchor$ANCHOR; EXTRA+=(--baseline-set anchor_weight="$ANCHOR"); }
 NAME=$(basename "$OUT")
 OMP_NUM_THREADS=1 simdist compare slippery-slope --methods "${METHODS:-bc,rlpd,iql}" --seeds "${SEEDS:-3}" \
   --sim-data "$R/quadruped_data_v3" --checkpoint checkpoints/quadruped-lowfric --budget "${BUDGET:-60}" \

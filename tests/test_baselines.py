@@ -183,6 +183,25 @@ def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them
     assert not torch.equal(alpha0, learner.log_alpha.detach())
 
 
+@pytest.mark.parametrize("anchor_weight", [0.0, 100.0])
+def test_sac_anchor_keeps_the_actor_near_its_start_policy(anchor_weight):
+    """The bandit above: unanchored the mode walks to a = 1; a heavy pull to the start policy keeps it home."""
+    rng = np.random.default_rng(1)
+    cfg = SACConfig(**TINY, gamma=0.9, num_qs=4, utd_ratio=2, lr=3e-3, init_temperature=0.05,
+                    anchor_weight=anchor_weight)
+    learner = SACLearner(SPEC, cfg)
+    reward = lambda a: -((a[:, 0] - 1.0) ** 2)
+    sampler = SymmetricSampler(buffer(300, rng, reward, done=1.0), buffer(300, rng, reward, done=1.0))
+    probe = sampler.sample(64, rng)["obs"]
+    start = mode(learner.actor, probe)
+    info = learner.train_round(sampler, new_steps=200, rng=rng)
+    moved = abs(mode(learner.actor, probe) - start)
+    if anchor_weight:
+        assert moved < 0.1 and "anchor_shift" in info
+    else:
+        assert moved > 0.3 and "anchor_shift" not in info
+
+
 @pytest.mark.parametrize("actor_lr, moves", [(0.0, False), (None, True)])
 def test_sac_actor_lr_is_the_actors_own(actor_lr, moves):
     rng = np.random.default_rng(3)

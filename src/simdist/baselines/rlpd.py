@@ -51,6 +51,11 @@ class SACConfig(BaselineConfig):
     # The actor's learning rate where it differs from `lr`: Adam's normalised steps move a pretrained actor by about
     # lr per weight per step whatever the critic's gradient scale, so a start policy may want a smaller one.
     actor_lr: float | None = None
+    # Weight of a pull toward the start policy in the actor loss (0 = RLPD): anchor_weight × mean|Q| × the mean
+    # squared difference of the actor's and the start policy's deterministic actions (unit box). TD3+BC's scale-free
+    # form (Fujimoto & Gu 2021; their α = 2.5 is anchor_weight 0.4) with the actor as it was at its first update,
+    # not the data's actions, as the reference.
+    anchor_weight: float = 0.0
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
         "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, utd_ratio=4, max_updates_per_round=100),
@@ -78,6 +83,7 @@ class SACLearner:
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=cfg.lr)
         self.generator = torch.Generator(device="cpu").manual_seed(cfg.seed)
         self.updates = 0  # update calls so far (critic warm-up)
+        self.anchor: Actor | None = None  # the start policy, frozen at the first actor update (anchor_weight > 0)
 
     @property
     def alpha(self) -> torch.Tensor:
@@ -100,7 +106,16 @@ class SACLearner:
         u, logp = self.actor.sample(batch["obs"])
         q = self.critic(batch["obs"], u).mean(0)
         loss = (self.alpha * logp - q).mean()
-        return loss, logp.detach(), {"actor_loss": float(loss.detach()), "entropy": float(-logp.mean().detach())}
+        info = {"actor_loss": float(loss.detach()), "entropy": float(-logp.mean().detach())}
+        if self.cfg.anchor_weight > 0:
+            if self.anchor is None:
+                self.anchor = copy.deepcopy(self.actor).requires_grad_(False)
+            with torch.no_grad():
+                reference = self.anchor.mode(batch["obs"])
+            shift = (self.actor.mode(batch["obs"]) - reference).pow(2).mean()
+            loss = loss + self.cfg.anchor_weight * q.abs().mean().detach() * shift
+            info["anchor_shift"] = float(shift.detach())
+        return loss, logp.detach(), info
 
     def update(self, batches: list[dict]) -> dict[str, float]:
         """One RLPD update: a critic step on each of the utd_ratio minibatches, then actor and α on the last
