@@ -19,6 +19,7 @@ from simdist.adapt import AdaptConfig, adapt, round_progress
 from simdist.config import FinetuneConfig, MPPIConfig, replace
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
+from simdist.memory import release_freed_memory
 from simdist.model.world_model import COMMAND, VALUE, WorldModel
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
                 shifts[str(seed)] = head_input_shift(base, ckpt.load_model(run / f"round_{rounds:02d}" / "model"),
                                                      run / "real_data")
             log.info("finetune ablation %s seed %d: success per round %s", name, seed, per_seed[str(seed)])
+            release_freed_memory()  # each adapt run loads the simulation replay anew
         results[name] = {"trainable": list(trainable), "success_per_round": per_seed,
                          "mean_success_per_round": np.mean(list(per_seed.values()), axis=0).tolist(),
                          "final_model_shift": shifts}

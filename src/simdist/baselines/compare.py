@@ -18,6 +18,7 @@ from simdist.baselines.rlpd import SACConfig
 from simdist.baselines.run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, START_POLICY_METHODS,
                                    run_baseline)
 from simdist.baselines.sgft import SGFTConfig
+from simdist.memory import release_freed_memory
 
 
 def _seeds(text: str) -> list[int]:
@@ -30,6 +31,13 @@ def demos_for(method: str, asked: int | None) -> int | None:
     return asked if method in DEMO_USERS else None
 
 
+def _run_then_release(*args, **kwargs) -> dict:
+    """One method and seed, then its memory back to the OS before the next (simdist.memory)."""
+    result = run_baseline(*args, **kwargs)
+    release_freed_memory()
+    return result
+
+
 def cmd_compare(args) -> dict:
     from simdist.adapt import round_progress
 
@@ -39,7 +47,7 @@ def cmd_compare(args) -> dict:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
     out, summary = Path(args.out), {}
     for method in methods:
-        runs = [run_baseline(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
+        runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                              args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                              grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
                              prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
