@@ -47,13 +47,13 @@ def cmd_compare(args) -> dict:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
     out, summary = Path(args.out), {}
     for method in methods:
-        runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
-                             args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
-                             grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
-                             prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
-                             overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
-                             demos=demos_for(method, args.demos),
-                             start_policy=args.start_policy if method in START_POLICY_METHODS else None)
+        runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
+                                  args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
+                                  grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
+                                  prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
+                                  overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
+                                  demos=demos_for(method, args.demos),
+                                  start_policy=args.start_policy if method in START_POLICY_METHODS else None)
                 for s in _seeds(args.seeds)]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
