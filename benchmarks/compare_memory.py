@@ -15,6 +15,7 @@ import argparse
 import ctypes
 import gc
 import json
+import resource
 import time
 
 
@@ -56,7 +57,8 @@ def main() -> None:
 
             run_baseline(args.mode, args.task, args.data, f"{args.out}/{args.mode}/seed_{seed}", 15, 15, seed,
                          "cpu", episodes_per_round=15, grid="all", checkpoint=args.checkpoint)
-        row = {"seed": seed, "seconds": round(time.perf_counter() - t0), "rss_gb": rss_gb()}
+        row = {"seed": seed, "seconds": round(time.perf_counter() - t0), "rss_gb": rss_gb(),
+               "peak_so_far_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)}
         gc.collect()
         row["after_gc_gb"] = rss_gb()
         if args.trim:

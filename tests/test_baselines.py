@@ -35,8 +35,8 @@ def buffer(n, rng, reward=None, done=0.0) -> TransitionBuffer:
     nxt = {"proprio": rng.normal(size=(n, 3)).astype(np.float32)}
     action = rng.uniform(-2, 2, size=(n, 1)).astype(np.float32)
     r = np.ones(n, np.float32) if reward is None else reward(action).astype(np.float32)
-    return TransitionBuffer(obs, action, r, nxt, np.full(n, done, np.float32), np.ones(n, bool),
-                            np.full(n, np.nan, np.float32))
+    return TransitionBuffer.from_arrays(obs, action, r, nxt, np.full(n, done, np.float32), np.ones(n, bool),
+                                        np.full(n, np.nan, np.float32))
 
 
 def mode(actor, obs) -> float:
@@ -56,6 +56,24 @@ def test_transitions_from_episodes_and_sparse_reward():
     assert buf.expert.all() and np.isnan(buf.value).all()
     with pytest.raises(ValueError, match="reward labels"):
         TransitionBuffer.from_episodes(eps, sim_labels)
+
+
+def test_transitions_store_each_observation_once_through_extend_and_subset():
+    rng = np.random.default_rng(4)
+    eps = [episode(rng, L) for L in (5, 7, 3)]
+    buf = TransitionBuffer.from_episodes(eps, sim_labels)
+    assert len(buf) == 4 + 6 + 2 and len(buf.rows["proprio"]) == 5 + 7 + 3  # o′ shares o's rows
+    want_obs = np.concatenate([e.obs["proprio"][:-1] for e in eps])
+    want_next = np.concatenate([e.obs["proprio"][1:] for e in eps])
+    both = buf.extend(buffer(4, rng))
+    np.testing.assert_array_equal(both.obs["proprio"][:12], want_obs)
+    np.testing.assert_array_equal(both.next_obs["proprio"][:12], want_next)
+    mask = rng.random(12) < 0.5
+    part = buf.subset(mask)
+    np.testing.assert_array_equal(part.next_obs["proprio"], want_next[mask])
+    batch = part.batch(np.arange(len(part)))
+    np.testing.assert_array_equal(batch["obs"]["proprio"].numpy(), want_obs[mask])
+    assert len(part.rows["proprio"]) <= 2 * int(mask.sum())  # only the rows it uses
 
 
 def test_expert_only_transitions_keep_their_own_next_observations():

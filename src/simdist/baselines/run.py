@@ -35,6 +35,7 @@ from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
 from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
+from simdist.memory import release_freed_memory
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
@@ -222,6 +223,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     label_key = None if setting == "manipulation" else _label_key(sim_data_dir, checkpoint)
     learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset,
                                               gamma, seed, overrides, start_policy, label_key)
+    del sim_eps  # the learner holds what it needs as transitions; the episodes are as large again
+    release_freed_memory()
     rng = np.random.default_rng(seed)
     rows, real_eps, budget_left = [], [], real_episode_budget
     for j in range(rounds):
