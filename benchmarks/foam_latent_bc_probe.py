@@ -9,6 +9,8 @@ speeds), appending to benchmarks/results/foam_bc_dagger.jsonl as model `latent_b
         [--labels simdist]   # the labels of the SimDist head's DAgger round (foam_dagger_cli.sh) instead: `latent_bc_simdist_sS`
         [--labels-dir DIR --tag TAG]   # any DAgger dataset (session 20): `latent_bc_TAG_sS`
         [--replay F] [--loss normalised] [--drop-tail 25]   # one of the world-model head's training choices at a time
+        [--worlds real sim rigid noise_off rigid_noise_off]   # session 22: `real` variants from
+                                                              # benchmarks/physics/foam_real_WORLD.json (rows: "world")
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def main() -> None:
     p.add_argument("--labels-dir", help="another DAgger dataset instead (e.g. runs/dagger_step_foam_s0/dagger_data, "
                    "both rounds of foam_dagger_step_head.sh); rows `latent_bc_TAG_sS` with --tag")
     p.add_argument("--tag", default="other")
+    p.add_argument("--worlds", nargs="+", default=["real", "sim"], help="where to evaluate: real, sim, or a `real` "
+                   "variant with benchmarks/physics/foam_real_WORLD.json (noise_off, rigid, rigid_noise_off)")
     p.add_argument("--replay", type=float, default=0.5, help="share of each batch from the simulation expert data "
                    "(rows get `_replayR`; 0.29 is the share SimDist's head effectively gets, session 20)")
     p.add_argument("--loss", choices=("unit", "normalised"), default="unit",
@@ -83,16 +87,19 @@ def main() -> None:
     agent = bc.agent()
     with RECORD.open("a") as f:
         for seed in (0, 1, 2):
-            for domain in ("real", "sim"):
-                out = evaluate_grids(task, lambda env: agent, domain, task.grids, 5, seed)
-                out.update(model=tag, agent="policy", seed=seed,
+            for world in args.worlds:
+                domain = "sim" if world == "sim" else "real"
+                physics = None if world in ("real", "sim") else f"benchmarks/physics/foam_real_{world}.json"
+                out = evaluate_grids(task, lambda env: agent, domain, task.grids, 5, seed, physics=physics)
+                out.update(model=tag, agent="policy", seed=seed, world=world,
                            command=f"python benchmarks/foam_latent_bc_probe.py --seed {args.seed} --labels {args.labels}"
                            + (f" --labels-dir {args.labels_dir} --tag {args.tag}" if args.labels_dir else "")
                            + (f" --replay {args.replay}" if args.replay != 0.5 else "")
                            + (f" --loss {args.loss}" if args.loss != "unit" else "")
-                           + (f" --drop-tail {args.drop_tail}" if args.drop_tail else ""))
+                           + (f" --drop-tail {args.drop_tail}" if args.drop_tail else "")
+                           + (f" --worlds {' '.join(args.worlds)}" if args.worlds != ["real", "sim"] else ""))
                 f.write(json.dumps(out) + "\n")
-                logging.info("%s seed %d: success %.2f", domain, seed, out["success_rate"])
+                logging.info("%s seed %d: success %.2f", world, seed, out["success_rate"])
 
 
 def trimmed(e: Episode, n: int) -> Episode:
