@@ -11,6 +11,7 @@ speeds), appending to benchmarks/results/foam_bc_dagger.jsonl as model `latent_b
         [--replay F] [--loss normalised] [--drop-tail 25]   # one of the world-model head's training choices at a time
         [--worlds real sim rigid noise_off rigid_noise_off]   # session 22: `real` variants from
                                                               # benchmarks/physics/foam_real_WORLD.json (rows: "world")
+        [--height-offset 0.028]   # diagnostic: add this (m) to the height scan the policy sees (foam_obs_shift.py)
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def main() -> None:
     p.add_argument("--labels-dir", help="another DAgger dataset instead (e.g. runs/dagger_step_foam_s0/dagger_data, "
                    "both rounds of foam_dagger_step_head.sh); rows `latent_bc_TAG_sS` with --tag")
     p.add_argument("--tag", default="other")
+    p.add_argument("--height-offset", type=float, default=0.0, help="diagnostic: metres added to every height-scan "
+                   "cell the policy sees (the foam lowers the base by about 0.028 m; benchmarks/foam_obs_shift.py)")
     p.add_argument("--worlds", nargs="+", default=["real", "sim"], help="where to evaluate: real, sim, or a `real` "
                    "variant with benchmarks/physics/foam_real_WORLD.json (noise_off, rigid, rigid_noise_off)")
     p.add_argument("--replay", type=float, default=0.5, help="share of each batch from the simulation expert data "
@@ -84,7 +87,9 @@ def main() -> None:
         info = bc.update(sampler.sample(cfg.batch_size, rng))
         if step % 1000 == 0:
             logging.info("step %d: %s", step, info)
-    agent = bc.agent()
+    agent = bc.agent() if not args.height_offset else HeightOffset(bc.agent(), args.height_offset)
+    if args.height_offset:
+        tag += f"_height{args.height_offset:+g}"
     with RECORD.open("a") as f:
         for seed in (0, 1, 2):
             for world in args.worlds:
@@ -97,9 +102,23 @@ def main() -> None:
                            + (f" --replay {args.replay}" if args.replay != 0.5 else "")
                            + (f" --loss {args.loss}" if args.loss != "unit" else "")
                            + (f" --drop-tail {args.drop_tail}" if args.drop_tail else "")
-                           + (f" --worlds {' '.join(args.worlds)}" if args.worlds != ["real", "sim"] else ""))
+                           + (f" --worlds {' '.join(args.worlds)}" if args.worlds != ["real", "sim"] else "")
+                           + (f" --height-offset {args.height_offset:g}" if args.height_offset else ""))
                 f.write(json.dumps(out) + "\n")
                 logging.info("%s seed %d: success %.2f", world, seed, out["success_rate"])
+
+
+class HeightOffset:
+    """An agent that sees the height scan shifted by `offset` metres (the foam's sinking, put back)."""
+
+    def __init__(self, agent, offset: float):
+        self.agent, self.offset = agent, offset
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, obs: dict) -> np.ndarray:
+        return self.agent.act({**obs, "height": obs["height"] + np.float32(self.offset)})
 
 
 def trimmed(e: Episode, n: int) -> Episode:
