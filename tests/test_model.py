@@ -323,3 +323,27 @@ def test_task_spec_rejects_sensor_noise_for_unknown_groups():
         TaskSpec("t", {"proprio": (2,)}, 1, (-1.0,), (1.0,), 0.1, 10, sensor_noise_std={"camera": (0.1,)})
     with pytest.raises(ValueError, match="give 1 or 2"):
         TaskSpec("t", {"proprio": (2,)}, 1, (-1.0,), (1.0,), 0.1, 10, sensor_noise_std={"proprio": (0.1, 0.1, 0.1)})
+
+
+def test_group_offset_is_one_constant_per_window_and_reaches_training_inputs_only():
+    from simdist.model.augment import add_group_offset
+
+    obs = {"proprio": torch.zeros(20_000, 3), "height": torch.zeros(20_000, 2, 2)}
+    shifted = add_group_offset(obs, "height", 0.05)
+    per_window = shifted["height"].reshape(20_000, -1)
+    assert torch.equal(per_window, per_window[:, :1].expand_as(per_window))  # the whole scan moves together
+    assert abs(float(per_window[:, 0].std()) - 0.05) < 0.002
+    assert torch.equal(shifted["proprio"], obs["proprio"])
+    with pytest.raises(ValueError, match="not an observation group"):
+        add_group_offset(obs, "camera", 0.05)
+
+    spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2)
+    quiet = replace(model_preset("cpu"), attention_dropout=0.0, mlp_dropout=0.0)
+    batch = batch_for(WorldModel(quiet, spec), B=2)
+    model = WorldModel(replace(quiet, input_offset_group="height", input_offset_std=0.1), spec).train()
+    a, b = model(batch), model(batch)
+    assert torch.equal(a["z_target"], b["z_target"]) and not torch.equal(a["zhat"], b["zhat"])
+    model.eval()
+    assert torch.equal(model(batch)["zhat"], model(batch)["zhat"])
+    with pytest.raises(ValueError, match="not an observation group"):
+        WorldModel(replace(quiet, input_offset_group="camera", input_offset_std=0.1), spec)

@@ -45,6 +45,11 @@ class ModelConfig:
     # × the task's documented sensor noise (TaskSpec.sensor_noise_std, raw units) added to the inputs in training:
     # the authors' augmentation for clean simulation data (1.0 = the real robot's noise).
     sensor_noise_scale: float = 0.0
+    # A random constant (raw units, std `input_offset_std`, one per window) added to every element of the group
+    # `input_offset_group` in training: a sensor's bias the simulator does not have, e.g. a height scan that reads the
+    # body lower when the feet sink into soft ground (docs/results.md, session 22). Inputs only, never targets.
+    input_offset_group: str = ""
+    input_offset_std: float = 0.0
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)
     # The BC head cross-attends to the whole context (paper). False: only to the proprio-history tokens and z_t,
     # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action
@@ -76,7 +81,8 @@ class ModelConfig:
 
 # ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
-FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std")
+FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std",
+                         "input_offset_group", "input_offset_std")
 # ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
 # (FinetuneConfig.fresh_policy); a new single-step head (policy_step_width) may also join a kept chunk head.
 POLICY_SHAPE_FIELDS = ("policy_ffn_dim", "policy_step_width")

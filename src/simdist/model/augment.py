@@ -1,4 +1,5 @@
-"""Sensor-noise augmentation: the robot's documented sensor noise added to clean simulation observations in training.
+"""Sensor augmentation: the robot's documented sensor noise added to clean simulation observations in training, and
+a per-window bias of one observation group (`add_group_offset`).
 
 The authors add their Go2 noise stds to the world model's inputs (never to its targets); the same function serves
 the world model and the single-step BC baseline, so both see exactly the noise the task declares.
@@ -25,3 +26,12 @@ def add_sensor_noise(obs: Mapping[str, torch.Tensor], sensor_noise_std: Mapping[
             x = out[group]
             out[group] = x + scale * torch.tensor(std, dtype=x.dtype, device=x.device) * torch.randn_like(x)
     return out
+
+
+def add_group_offset(obs: Mapping[str, torch.Tensor], group: str, std: float) -> dict[str, torch.Tensor]:
+    """`obs` with one Gaussian constant of std `std` per sample (first axis) added to every element of `group`."""
+    if group not in obs:
+        raise ValueError(f"input_offset_group {group!r} is not an observation group; groups: {sorted(obs)}")
+    x = obs[group]
+    offset = std * torch.randn((x.shape[0],) + (1,) * (x.dim() - 1), dtype=x.dtype, device=x.device)
+    return {**obs, group: x + offset}

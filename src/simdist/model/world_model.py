@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from simdist.config import ModelConfig
-from simdist.model.augment import add_sensor_noise
+from simdist.model.augment import add_group_offset, add_sensor_noise
 from simdist.model.encoders import ObservationEncoder
 from simdist.model.layers import MLP, TransformerDecoder, TransformerEncoder, learned_encoding
 from simdist.model.normalizer import Normalizer
@@ -92,6 +92,9 @@ class WorldModel(nn.Module):
     def __init__(self, cfg: ModelConfig, spec: ModelSpec):
         super().__init__()
         self.cfg, self.spec = cfg, spec
+        if cfg.input_offset_std > 0 and cfg.input_offset_group not in spec.obs_shapes:
+            raise ValueError(f"input_offset_group {cfg.input_offset_group!r} is not an observation group; groups: "
+                             f"{sorted(spec.obs_shapes)}")
         d, H, T, A, C = cfg.latent_dim, cfg.history, cfg.horizon, spec.action_dim, spec.command_dim
         stat_shapes = {**spec.obs_shapes, ACTION: (A,), REWARD: (), VALUE: ()}
         if C:
@@ -220,6 +223,8 @@ class WorldModel(nn.Module):
             noise, scale = self.spec.sensor_noise_std, self.cfg.sensor_noise_scale
             obs = add_sensor_noise(obs, noise, scale)
             hist_proprio = add_sensor_noise({PROPRIO: hist_proprio}, noise, scale)[PROPRIO]
+        if self.training and self.cfg.input_offset_std > 0:
+            obs = add_group_offset(obs, self.cfg.input_offset_group, self.cfg.input_offset_std)
         obs_n = self.normalize_obs(obs)
         hist_p = self.normalizer.normalize(PROPRIO, hist_proprio)
         if self.training and self.cfg.input_noise_std > 0:
