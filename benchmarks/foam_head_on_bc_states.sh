@@ -10,21 +10,22 @@
 # WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
 # rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
 # `head_on_…_firstF_…`. STEP=w adds a single-step MLP head of width w beside the kept chunk head (ModelConfig.
-# policy_step_width; its action is the one deployed), rows `head_on_…_stepW_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
+# policy_step_width; its action is the one deployed), rows `head_on_…_stepW_…`. BASE=dir starts from another model
+# than checkpoints/quadruped-cpu (session 22: runs/q_height_offset), rows `…_on_BASENAME_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
-LR=${LR:-1e-4}; LABELS=${LABELS:-bc}
+LR=${LR:-1e-4}; LABELS=${LABELS:-bc}; BASE=${BASE:-checkpoints/quadruped-cpu}
 case $LABELS in own) SRC=dagger_cli_foam ;; step2) SRC=dagger_step_foam ;; *) SRC=dagger_bc_foam ;; esac
 DATA=$R/${SRC}_s$SEED/dagger_data; REPLAY=${REPLAY:-0.5}
 WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
 FIRST=${FIRST:-0}; STEP=${STEP:-0}
 [ "$STEP" = 0 ] || FRESH+=(--model-set policy_step_width="$STEP")
-OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")_s$SEED
+OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")$([ "$BASE" = checkpoints/quadruped-cpu ] || echo "_on_$(basename "$BASE")")_s$SEED
 TAG=$(basename "$OUT")
-[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-cpu \
+[ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$BASE" \
   --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay "$REPLAY" --out "$OUT" \
   --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set reward=0 --loss-set value=0 \
   --loss-set bc=1 --loss-set bc_first_step="$FIRST" --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
