@@ -5,7 +5,8 @@
 # its own DAgger round reached; then alone in `real` and `sim`, eval seeds 0 1 2 × 5 trials × 3 speeds.
 # LR=x trains at learning rate x (decaying to x / 2) instead of the recipe's 1e-4, rows `head_on_bc_states_lrx_sS`;
 # LABELS=own uses the head's own DAgger round (runs/dagger_cli_foam_sS) instead, rows `head_on_own_states_lrx_sS`;
-# LABELS=step2 both rounds of foam_dagger_step_head.sh (runs/dagger_step_foam_sS). REPLAY=f: share of each batch
+# LABELS=step2 both rounds of foam_dagger_step_head.sh (runs/dagger_step_foam_sS); LABELS=padded BC's labels with
+# every episode ending in 25 unlabelled repeats of its last step (benchmarks/pad_episode_ends.py, session 22). REPLAY=f: share of each batch
 # replayed from the simulation data (default 0.5), rows `…_replayF_…`.
 # WIDTH=w starts a fresh head with feed-forward width w (the shipped head: 2 layers, d 32, width 64, a 25-step chunk),
 # rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl
 LR=${LR:-1e-4}; LABELS=${LABELS:-bc}; BASE=${BASE:-checkpoints/quadruped-cpu}
-case $LABELS in own) SRC=dagger_cli_foam ;; step2) SRC=dagger_step_foam ;; *) SRC=dagger_bc_foam ;; esac
+case $LABELS in own) SRC=dagger_cli_foam ;; step2) SRC=dagger_step_foam ;; padded) SRC=dagger_bc_foam_padded ;; *) SRC=dagger_bc_foam ;; esac
 DATA=$R/${SRC}_s$SEED/dagger_data; REPLAY=${REPLAY:-0.5}
 WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
