@@ -47,7 +47,8 @@ class ModelConfig:
     sensor_noise_scale: float = 0.0
     # A random constant (raw units, std `input_offset_std`, one per window) added to every element of the group
     # `input_offset_group` in training: a sensor's bias the simulator does not have, e.g. a height scan that reads the
-    # body lower when the feet sink into soft ground (docs/results.md, session 22). Inputs only, never targets.
+    # body lower when the feet sink into soft ground (docs/results.md, session 22). The current observation only (not
+    # the proprio history, not the targets).
     input_offset_group: str = ""
     input_offset_std: float = 0.0
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)

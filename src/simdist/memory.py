@@ -1,9 +1,9 @@
 """Give freed heap memory back to the operating system between long stages of one process.
 
 Loading a dataset allocates millions of episode-sized arrays; glibc keeps the heap pages they leave behind when
-they are freed, and the next stage's allocations fragment it further. On the quadruped's 2.7 M steps one
-`simdist compare` seed left 3.6 GB resident after all its data was dropped, and three seeds grew the process to
-14.8 GB (docs/baselines.md; `benchmarks/compare_memory.py` measures it). `malloc_trim(0)` returns those pages.
+they are freed, and the next stage's allocations fragment it further. On the quadruped's 2.7 M steps the data path
+of one `simdist compare` seed left 3.6 GB resident after all its data was dropped (docs/baselines.md;
+`benchmarks/compare_memory.py` measures it). `malloc_trim(0)` returns those pages.
 """
 
 from __future__ import annotations
@@ -11,9 +11,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
-import logging
-
-log = logging.getLogger(__name__)
 
 
 def release_freed_memory() -> bool:
