@@ -147,9 +147,10 @@ def test_dagger_refines_the_single_step_bc_baseline(tmp_path, pendulum_data, cap
 
 def test_dagger_adds_a_single_step_head_in_round_one(tmp_path, pretrained, pendulum_data):
     """DaggerConfig.step_head_width: round 1 adds an MLP head beside the chunk; round 2 trains it on; only the policy
-    group moves. The single-step BC baseline refuses it (it is one already)."""
+    group moves. The single-step BC baseline refuses it (it is one already). With tail_windows the head also trains
+    on windows that start in each episode's last steps."""
     task = get_task("pendulum")
-    cfg = DaggerConfig(**{**TINY.__dict__, "step_head_width": 8})
+    cfg = DaggerConfig(**{**TINY.__dict__, "step_head_width": 8, "tail_windows": True})
     result = dagger(task, pretrained, pendulum_data, tmp_path / "d", cfg, device=torch.device("cpu"), progress=False)
     before, after = ckpt.load_model(pretrained), ckpt.load_model(result["checkpoint"])
     round_1 = ckpt.load_model(tmp_path / "d" / "round_01")
@@ -158,6 +159,7 @@ def test_dagger_adds_a_single_step_head_in_round_one(tmp_path, pretrained, pendu
     assert step and any(not torch.equal(round_1.state_dict()[k], after.state_dict()[k]) for k in step)
     head = {name for name, _ in after.parameter_group("policy")}
     assert all(torch.equal(v, after.state_dict()[k]) for k, v in before.state_dict().items() if k not in head)
+    assert json.loads((tmp_path / "d" / "round_01" / "config.json").read_text())["finetune"]["tail_windows"] is True
     with pytest.raises(ValueError, match="single-step BC baseline"):
         dagger(task, _tiny_bc(tmp_path / "bc", task, pendulum_data), pendulum_data, tmp_path / "e", cfg,
                device=torch.device("cpu"))

@@ -200,3 +200,59 @@ def test_episode_files_order_is_by_name_not_modification_time(tmp_path):
     names = [p.name for p in episode_files(tmp_path)]
     assert names[:3] == [p.name for p in unnamed]  # unnamed writes sort first, in write order
     assert names[3:] == ["s0_w0_00000.h5", "s0_w0_00001.h5", "s0_w1_00000.h5"]
+
+
+def test_tail_windows_start_at_every_step_and_mask_past_the_episode_end():
+    eps = [make_episode(5, 0), make_episode(2, 100)]  # the second is shorter than the horizon: kept
+    data = WindowDataset(INFO, eps, history=2, horizon=3, tail_windows=True)
+    assert len(data) == 5 + 2 and data.n_episodes == 2
+    b = data.batch(np.arange(len(data)))
+    cur = b["obs"]["proprio"][:, 0]
+    assert cur.tolist() == [0, 1, 2, 3, 4, 100, 101]
+    # o_{t+1..t+3}: the episode's last observation repeats past its end, and future_valid says which exist
+    assert b["future_obs"]["proprio"][3, :, 0].tolist() == [4, 4, 4]
+    assert b["future_valid"].tolist() == [[1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0],
+                                          [1, 0, 0], [0, 0, 0]]
+    # BC targets exist for a_t..a_{e-1}: the expert flags stop at the end, so the cumulative BC mask does too
+    assert b["expert"].tolist() == [[1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0]]
+    # reward and value only for complete windows (their heads attend over the whole predicted trajectory)
+    assert b["labelled"].tolist() == [1, 1, 0, 0, 0, 0, 0]
+    assert (b["bc_labelled"] == 1).all()
+    # the complete windows are exactly the default dataset's
+    full = WindowDataset(INFO, eps, history=2, horizon=3).batch(np.arange(2))
+    for key in ("actions", "rewards", "values", "expert", "hist_action"):
+        np.testing.assert_array_equal(b[key][:2], full[key], err_msg=key)
+    assert "future_valid" not in full
+
+
+def test_tail_windows_equal_a_dataset_padded_with_unlabelled_repeats_of_the_last_step():
+    """Session 22's benchmark padded each DAgger episode with T unlabelled copies of its last step; tail windows
+    give the BC term the same windows without touching the data."""
+    import dataclasses
+
+    T = 3
+    ep = make_episode(6, 0)
+    ep.expert_action = -ep.action
+    pad = lambda a: np.concatenate([a, np.repeat(a[-1:], T, axis=0)])  # noqa: E731
+    padded = dataclasses.replace(ep, obs={"proprio": pad(ep.obs["proprio"])}, action=pad(ep.action),
+                                 reward=pad(ep.reward), value=pad(ep.value), expert_action=pad(ep.expert_action),
+                                 expert=np.concatenate([ep.expert, np.zeros(T, bool)]))
+    tail = WindowDataset(INFO, [ep], history=2, horizon=T, tail_windows=True)
+    ref = WindowDataset(INFO, [padded], history=2, horizon=T)
+    assert len(tail) == len(ref) == 6
+    a, b = tail.batch(np.arange(6)), ref.batch(np.arange(6))
+    for key in ("obs", "hist_proprio", "hist_action", "actions", "expert", "bc_actions", "bc_labelled"):
+        got, want = (a[key]["proprio"], b[key]["proprio"]) if key == "obs" else (a[key], b[key])
+        np.testing.assert_array_equal(got, want, err_msg=key)
+
+
+def test_tail_windows_stream_from_a_directory_like_in_memory(tmp_path):
+    create_dataset(tmp_path, INFO)
+    eps = [make_episode(4, 0), make_episode(1, 100)]
+    write_episodes(tmp_path, eps)
+    streamed = WindowDataset.from_dir(tmp_path, history=2, horizon=3, tail_windows=True)
+    ref = WindowDataset(INFO, eps, history=2, horizon=3, tail_windows=True)
+    assert len(streamed) == len(ref) == 5
+    np.testing.assert_array_equal(streamed.batch(np.arange(5))["future_valid"], ref.batch(np.arange(5))["future_valid"])
+    with pytest.raises(DatasetError, match="longer than the horizon"):
+        WindowDataset.from_dir(tmp_path, history=2, horizon=4)

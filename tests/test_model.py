@@ -150,6 +150,28 @@ def test_loss_masks_bc_and_unlabelled_windows():
     assert torch.isclose(total, torch.tensor(logs["latent"]))
 
 
+def test_latent_term_counts_only_the_steps_inside_the_episode():
+    """A tail window (data/windows.py) masks its predictions past the episode's end: whatever the targets there,
+    the latent term is the mean over the valid steps; with every step valid it is the plain mean."""
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), SPECS["proprio"]).eval()
+    b = batch_for(model, 4)
+    T = b["actions"].shape[1]
+    _, plain = world_model_loss(model, b, LossConfig())
+    _, all_valid = world_model_loss(model, {**b, "future_valid": torch.ones(4, T)}, LossConfig())
+    assert all_valid["latent"] == pytest.approx(plain["latent"], rel=1e-6)
+    valid = torch.ones(4, T)
+    valid[:, T // 2:] = 0
+    moved = {g: v.clone() for g, v in b["future_obs"].items()}
+    for v in moved.values():
+        v[:, T // 2:] += 100.0  # targets past the end: must not count
+    _, masked = world_model_loss(model, {**b, "future_valid": valid}, LossConfig())
+    _, masked_moved = world_model_loss(model, {**b, "future_valid": valid, "future_obs": moved}, LossConfig())
+    assert masked["latent"] == pytest.approx(masked_moved["latent"], rel=1e-6)
+    _, unmasked_moved = world_model_loss(model, {**b, "future_obs": moved}, LossConfig())
+    assert unmasked_moved["latent"] > 10 * plain["latent"]
+
+
 def test_bc_term_targets_the_labels_and_the_rest_the_executed_actions():
     """DAgger windows carry the expert's labels (bc_actions) besides the executed actions: only the BC term moves."""
     torch.manual_seed(0)

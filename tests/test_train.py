@@ -1,4 +1,5 @@
 import json
+import math
 
 import pytest
 import torch
@@ -227,3 +228,20 @@ def test_sensor_noise_augmentation_needs_a_task_that_documents_it(pendulum_data,
     cfg = replace(tiny_cfg, sensor_noise_scale=1.0)
     with pytest.raises(ValueError, match="documents no sensor noise"):
         build_model(cfg, load_windows(pendulum_data, cfg, torch.device("cpu")))
+
+
+def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pretrained, tmp_path):
+    """TrainConfig/FinetuneConfig.tail_windows: every term stays finite (the TD value ablation bootstraps from
+    complete windows only), finetuning still moves only what it trains, and the run records the setting."""
+    cfg = TrainConfig(steps=6, batch_size=16, warmup_steps=1, val_every=6, checkpoint_every=6, tail_windows=True)
+    result = pretrain(pendulum_data, tmp_path / "pre", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
+    assert all(math.isfinite(v) for v in result.train_loss.values()), result.train_loss
+    ft = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"),
+                        tail_windows=True)
+    result = finetune(pretrained, pendulum_data, tmp_path / "ft", ft, device=torch.device("cpu"), progress=False)
+    assert all(math.isfinite(v) for v in result.train_loss.values()), result.train_loss
+    before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
+    changed = {k.split(".")[0] for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    assert changed == {"dynamics", "value"}
+    recorded = json.loads((tmp_path / "ft" / "config.json").read_text())
+    assert recorded["finetune"]["tail_windows"] is True

@@ -173,7 +173,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.warning("cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
                         "own states and break a working gait (docs/real-robot.md §3)")
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
-                          recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor"))
+                          recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
+                                          "finetune.tail_windows"))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
@@ -188,7 +189,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         if model_dir != Path(pretrained) and not (model_dir / "done").exists():
             log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
             if replay is None and sim_data is not None and ft.sim_replay_fraction > 0:
-                replay = load_windows(sim_data, pretrained_model.cfg, device)
+                replay = load_windows(sim_data, pretrained_model.cfg, device, ft.tail_windows)
             finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress,
                      sim_data=sim_data if replay is None else replay)
             (model_dir / "done").write_text("ok\n")

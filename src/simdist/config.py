@@ -125,6 +125,9 @@ class TrainConfig:
     ema_decay: float = 0.0
     # Success-filtered BC: the BC term sees the expert's actions only in episodes that succeeded.
     bc_successful_only: bool = False
+    # Also start windows in each episode's last T steps, the future masked past its end (data/windows.py): the
+    # heads then learn the states just before a fall, which complete windows never start at.
+    tail_windows: bool = False
     seed: int = 0
     loss: LossConfig = LossConfig()
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
@@ -166,6 +169,8 @@ class FinetuneConfig:
     fresh_policy: bool = False
     # As TrainConfig.bc_successful_only, for the finetuning data (not the simulation replay).
     bc_successful_only: bool = False
+    # As TrainConfig.tail_windows, for the finetuning data and the simulation replay loaded from a directory.
+    tail_windows: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))

@@ -74,6 +74,10 @@ class DaggerConfig:
     # policy_step_width; 0 = none): its action is the one deployed. On Foam an MLP on the frozen latent transfers
     # where the chunk head does not (docs/results.md, sessions 19-20).
     step_head_width: int = 0
+    # Also train the head on windows that start in each DAgger episode's last T steps (TrainConfig.tail_windows):
+    # the states before a fall. On Foam they lifted the step head alone from 0.18 to 0.62 (docs/results.md,
+    # session 22). Off by default: the shipped slope head was trained without them.
+    tail_windows: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grids", tuple(self.grids))
@@ -91,7 +95,7 @@ class DaggerConfig:
         return FinetuneConfig(steps=steps, batch_size=self.batch_size, lr=self.lr, lr_end=self.lr_end,
                               warmup_steps=self.warmup_steps, trainable=("policy",),
                               loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
-                              sim_replay_fraction=self.sim_replay_fraction)
+                              sim_replay_fraction=self.sim_replay_fraction, tail_windows=self.tail_windows)
 
 
 def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initial_condition, seed: int) -> Episode:
@@ -228,7 +232,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     out.mkdir(parents=True, exist_ok=True)
     refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
                           recorded_since=("dagger.train_seed", "dagger.eval_episodes_per_grid", "dagger.candidates",
-                                          "dagger.step_head_width", "eval_physics"))
+                                          "dagger.step_head_width", "dagger.tail_windows", "eval_physics"))
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
@@ -239,7 +243,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
                                                "drives in sim; `action` is what it executed, `expert_action` the "
                                                "privileged expert's label (simdist dagger)"))
     replay = functools.cache(  # built at the first training only
-        lambda: sim_expert_transitions(sim_data) if method else load_windows(sim_data, base.cfg, device))
+        lambda: sim_expert_transitions(sim_data) if method else load_windows(sim_data, base.cfg, device, cfg.tail_windows))
 
     def train(start: Path, model_dir: Path, steps: int, seed: int, **overrides) -> Path:
         if not (model_dir / "done").exists():

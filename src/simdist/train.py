@@ -78,8 +78,9 @@ def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
     return noise
 
 
-def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device) -> WindowDataset:
-    return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device)
+def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device,
+                 tail_windows: bool = False) -> WindowDataset:
+    return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device, tail_windows=tail_windows)
 
 
 @torch.no_grad()
@@ -209,7 +210,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
     checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run."""
     device = device or default_device()
     torch.manual_seed(cfg.seed)
-    data = load_windows(data_dir, model_cfg, device)
+    data = load_windows(data_dir, model_cfg, device, cfg.tail_windows)
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
     model = build_model(model_cfg, data).to(device)
@@ -286,7 +287,7 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if model.cfg.sensor_noise_scale > 0 and not model.spec.sensor_noise_std:
         # pretrained without the augmentation, the checkpoint stores no noise stds: take the task's documented ones
         model.spec = replace(model.spec, sensor_noise_std=_sensor_noise_std(read_info(data_dir).task))
-    data = load_windows(data_dir, model.cfg, device)
+    data = load_windows(data_dir, model.cfg, device, cfg.tail_windows)
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
     if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
@@ -296,7 +297,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:
             raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
-        replay = sim_data if isinstance(sim_data, WindowDataset) else load_windows(sim_data, model.cfg, device)
+        replay = (sim_data if isinstance(sim_data, WindowDataset)
+                  else load_windows(sim_data, model.cfg, device, cfg.tail_windows))
         if (replay.H, replay.T, replay.device) != (model.cfg.history, model.cfg.horizon, torch.device(device)):
             raise ValueError(f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
                              f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")

@@ -6,7 +6,12 @@ A window at step t of an episode [s, e) holds
     current   o_t (every group), g_t
     future    a_{t..t+T-1}, o_{t+1..t+T}, g_{t+1..t+T}, r_{t..t+T-1}, v_{t+1..t+T}, expert_{t..t+T-1},
               and the BC targets a*_{t..t+T-1}: the expert's labels where an episode has them (DAgger), else a
-so t ranges over [s, e-1-T] and a window never crosses an episode. Two label masks per window: `labelled`
+so t ranges over [s, e-1-T] and a window never crosses an episode. With `tail_windows`, t ranges over all of
+[s, e-1] as well: a window that starts in an episode's last T steps repeats the last step past the end and says
+so in `future_valid` (B, T: o_{t+i+1} exists), its expert flags are 0 past the end (no BC target there), and it
+counts as unlabelled for reward and value, whose heads attend over the whole predicted trajectory. Those windows
+are the last states before a fall, which a policy head must learn to recover from (docs/results.md, session 22).
+Two label masks per window: `labelled`
 (reward and value exist: simulation data) and `bc_labelled` (expert flags exist: simulation data, demonstrations,
 and robot episodes with operator corrections, which carry no reward or value). Batches are built with vectorised
 indexing (no worker processes), which keeps a 2-core trainer fed.
@@ -36,30 +41,38 @@ class Stats:
 
 class WindowDataset:
     def __init__(self, info: DatasetInfo, episodes: list[Episode], history: int, horizon: int,
-                 device: torch.device | str = "cpu"):
-        usable = [e for e in episodes if len(e) > horizon]
+                 device: torch.device | str = "cpu", tail_windows: bool = False):
+        self.tail_windows = tail_windows
+        usable = [e for e in episodes if len(e) > self._min_length(horizon)]
         self._fill(info, history, horizon, device, [len(e) for e in usable], iter(usable))
+
+    def _min_length(self, horizon: int) -> int:
+        """Episodes longer than this hold a window."""
+        return 0 if self.tail_windows else horizon
 
     @classmethod
     def from_dir(cls, root: str | Path, history: int, horizon: int,
-                 device: torch.device | str = "cpu") -> "WindowDataset":
+                 device: torch.device | str = "cpu", tail_windows: bool = False) -> "WindowDataset":
         """Stream a dataset directory file by file into preallocated arrays: the peak memory is the dataset plus
         one file, not the episodes plus their concatenation (twice the dataset)."""
+        data = cls.__new__(cls)
+        data.tail_windows = tail_windows
+        shortest = data._min_length(horizon)
         info = read_info(root)
         files = episode_files(root)
-        lengths = [int(L) for p in files for L in episode_lengths(p) if L > horizon]
+        lengths = [int(L) for p in files for L in episode_lengths(p) if L > shortest]
 
         def usable():
             for path in files:
-                yield from (e for e in read_episode_file(path, info) if len(e) > horizon)
-        data = cls.__new__(cls)
+                yield from (e for e in read_episode_file(path, info) if len(e) > shortest)
         data._fill(info, history, horizon, device, lengths, usable(), source=f" in {root}")
         return data
 
     def _fill(self, info: DatasetInfo, history: int, horizon: int, device: torch.device | str,
               lengths: list[int], episodes: Iterator[Episode], source: str = "") -> None:
         if not lengths:
-            raise DatasetError(f"no episode{source} is longer than the horizon T={horizon}; nothing to train on")
+            need = "has a step" if self.tail_windows else f"is longer than the horizon T={horizon}"
+            raise DatasetError(f"no episode{source} {need}; nothing to train on")
         self.info, self.H, self.T, self.device = info, history, horizon, torch.device(device)
         n = self.n_steps = int(sum(lengths))
         self.n_episodes = len(lengths)
@@ -103,8 +116,10 @@ class WindowDataset:
         lengths_arr = np.asarray(lengths)
         starts = np.concatenate([[0], np.cumsum(lengths_arr)[:-1]])
         self.episode_start = torch.as_tensor(np.repeat(starts, lengths_arr), device=self.device)
-        self.window_episode = np.concatenate([np.full(L - horizon, i) for i, L in enumerate(lengths)])
-        self.window_t = np.concatenate([np.arange(s, s + L - horizon) for s, L in zip(starts, lengths)])
+        self.episode_end = torch.as_tensor(np.repeat(starts + lengths_arr, lengths_arr), device=self.device)
+        starts_per_episode = lengths_arr - self._min_length(horizon)
+        self.window_episode = np.repeat(np.arange(len(lengths)), starts_per_episode)
+        self.window_t = np.concatenate([np.arange(s, s + n) for s, n in zip(starts, starts_per_episode)])
 
     def keep_bc_labels_of_successes(self) -> None:
         """Success-filtered BC: drop the expert flags of failed episodes, so the BC term does not imitate the
@@ -135,6 +150,13 @@ class WindowDataset:
         fut = t[:, None] + torch.arange(0, T, device=self.device)  # a_t..a_{t+T-1}
         nxt = fut + 1  # o_{t+1..t+T}
         hist_action = self.action[hist_c] * (~before).unsqueeze(-1)
+        labelled = self.labelled[t]
+        if self.tail_windows:  # past the episode's end: the last step again, masked
+            end = self.episode_end[t][:, None]
+            valid_action, valid_next = fut < end, nxt < end
+            fut, nxt = torch.minimum(fut, end - 1), torch.minimum(nxt, end - 1)
+            labelled = labelled * valid_next[:, -1]  # reward/value heads see the whole trajectory: full windows only
+        expert = self.expert[fut] * valid_action if self.tail_windows else self.expert[fut]
         out = {
             "obs": {g: v[t] for g, v in self.obs.items()},
             "hist_proprio": self.obs["proprio"][hist_c],
@@ -143,10 +165,12 @@ class WindowDataset:
             "future_obs": {g: v[nxt] for g, v in self.obs.items()},
             "rewards": self.reward[fut],
             "values": self.value[nxt],
-            "expert": self.expert[fut],
-            "labelled": self.labelled[t],
+            "expert": expert,
+            "labelled": labelled,
             "bc_labelled": self.bc_labelled[t],
         }
+        if self.tail_windows:
+            out["future_valid"] = valid_next.float()
         if self.bc_action is not self.action:  # DAgger labels; otherwise the loss clones the executed actions
             out["bc_actions"] = self.bc_action[fut]
         if self.command is not None:

@@ -11,6 +11,8 @@ All terms are mean squared errors on z-scored targets:
              zero in the mean, as in the authors' code.
 Each term averages over the windows that carry its labels: reward/value over simulation windows, bc over windows
 with expert flags (simulation, demonstrations, operator corrections). Plain robot logs feed the latent term only.
+Windows that run past their episode's end (`future_valid` in the batch, data/windows.py) count only their valid
+steps in the latent and reconstruction terms.
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ def bc_mask(expert: torch.Tensor) -> torch.Tensor:
 def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tuple[torch.Tensor, dict[str, float]]:
     """Return the weighted total and every term separately (floats, for logging)."""
     out = model(batch)
-    terms: dict[str, torch.Tensor] = {"latent": (out["zhat"] - out["z_target"]).pow(2).mean()}
+    valid = batch.get("future_valid")  # (B, T) or None: every window complete
+
+    def future_mean(err: torch.Tensor) -> torch.Tensor:  # (B, T, D) squared errors over the predicted steps
+        if valid is None:
+            return err.mean()
+        return (err.mean(-1) * valid).sum() / valid.sum().clamp_min(1)
+
+    terms: dict[str, torch.Tensor] = {"latent": future_mean((out["zhat"] - out["z_target"]).pow(2))}
     extra_logs: dict[str, float] = {}  # parts of a term, logged apart
     def labelled_mean(per_window: torch.Tensor, key: str = "labelled") -> torch.Tensor:
         labelled = batch[key] > 0  # (B,) windows with these labels; missing labels never poison the loss
@@ -52,7 +61,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
             extra_logs["bc_step"] = float(step.detach())
             terms["bc"] = terms["bc"] + step
     if weights.reconstruction and "recon" in out:
-        terms["reconstruction"] = (out["recon"] - out["recon_target"]).pow(2).mean()
+        terms["reconstruction"] = future_mean((out["recon"] - out["recon_target"]).pow(2))
     total = sum(getattr(weights, name) * value for name, value in terms.items())
     logs = {name: float(value.detach()) for name, value in terms.items()}
     logs["total"] = float(total.detach())

@@ -71,7 +71,11 @@ def value_td_terms(model: WorldModel, target_value: nn.Module, batch: dict,
 
 def value_td_loss(model: WorldModel, target_value: nn.Module, batch: dict, discount: float) -> torch.Tensor:
     prediction, target = value_td_terms(model, target_value, batch, discount)
-    return (prediction - target).pow(2).mean()
+    err = (prediction - target).pow(2)
+    if "future_valid" in batch:  # the bootstrap needs the whole predicted window: complete windows only
+        full = batch["future_valid"][:, -1:]
+        return (err * full).sum() / (full.sum() * err.shape[1]).clamp_min(1)
+    return err.mean()
 
 
 __all__ = ["ValueTDConfig", "discounted_targets", "value_target_network", "value_td_loss", "value_td_terms"]
