@@ -12,7 +12,9 @@
 # rows `head_on_…_wW_…`. FIRST=f adds f × the first step's error to the BC term (LossConfig.bc_first_step), rows
 # `head_on_…_firstF_…`. STEP=w adds a single-step MLP head of width w beside the kept chunk head (ModelConfig.
 # policy_step_width; its action is the one deployed), rows `head_on_…_stepW_…`. BASE=dir starts from another model
-# than checkpoints/quadruped-cpu (session 22: runs/q_height_offset), rows `…_on_BASENAME_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
+# than checkpoints/quadruped-cpu (session 22: runs/q_height_offset), rows `…_on_BASENAME_…`. TAIL=1 trains on windows
+# that start in each episode's last steps too (FinetuneConfig.tail_windows, session 23; the package's form of
+# LABELS=padded), rows `head_on_…_tail_…`. Records: benchmarks/results/foam_bc_dagger.jsonl. ≈ 5 min of training on one core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
@@ -24,7 +26,8 @@ WIDTH=${WIDTH:-0}; FRESH=()
 [ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
 FIRST=${FIRST:-0}; STEP=${STEP:-0}
 [ "$STEP" = 0 ] || FRESH+=(--model-set policy_step_width="$STEP")
-OUT=$R/head_on_${LABELS}_states$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")$([ "$BASE" = checkpoints/quadruped-cpu ] || echo "_on_$(basename "$BASE")")_s$SEED
+TAIL=${TAIL:-0}; [ "$TAIL" = 0 ] || FRESH+=(--set tail_windows=true)
+OUT=$R/head_on_${LABELS}_states$([ "$TAIL" = 0 ] || echo "_tail")$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")$([ "$BASE" = checkpoints/quadruped-cpu ] || echo "_on_$(basename "$BASE")")_s$SEED
 TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$BASE" \
   --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay "$REPLAY" --out "$OUT" \
