@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from simdist.config import CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
+from simdist.config import TRAIN_PRESETS, CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
 
 log = logging.getLogger("simdist")
 
@@ -239,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("pretrain", cmd_pretrain, "pretrain a world model on a simulation dataset (Eq. 2); resumes if OUT has a run")
     sp.add_argument("--data", required=True)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--preset", default="cpu", help="cpu | paper-manipulation | paper-quadruped")
+    sp.add_argument("--preset", default="cpu", help=" | ".join(TRAIN_PRESETS))
     sp.add_argument("--steps", type=int, help="override the preset's number of steps")
     sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
                     help="override a ModelConfig field of the preset (repeatable), e.g. policy_sees_actions=false")
