@@ -260,9 +260,11 @@ def test_every_model_preset_has_training_and_finetuning_presets():
         model_preset("nope")
 
 
-@pytest.mark.parametrize("name", ["quadruped-cpu", "quadruped-lowfric", "quadruped-lowfric-history"])
-def test_shipped_quadruped_model_walks_the_slope_in_sim(name):
-    """A shipped quadruped model loads (weights, normaliser, config) and its BC head climbs the sim slope."""
+@pytest.mark.parametrize("name, task_name", [("quadruped-cpu", "slippery-slope"), ("quadruped-lowfric", "slippery-slope"),
+                                             ("quadruped-lowfric-history", "slippery-slope"),
+                                             ("quadruped-foam-dagger", "foam")])
+def test_shipped_quadruped_model_walks_in_sim(name, task_name):
+    """A shipped quadruped model loads (weights, normaliser, config) and its BC head crosses the sim slope or pads."""
     from pathlib import Path
 
     from simdist.checkpoint import load_model
@@ -273,8 +275,8 @@ def test_shipped_quadruped_model_walks_the_slope_in_sim(name):
     root = Path(__file__).resolve().parents[1] / "checkpoints" / name
     model = load_model(root)
     assert model.cfg.horizon == 25 and model.cfg.policy_sees_history == name.endswith("-history")
-    task = get_task("slippery-slope")
-    ics = task.initial_conditions("0.5", 1, seed=0)
+    task = get_task(task_name)
+    ics = task.initial_conditions("0.5" if task_name == "slippery-slope" else "0.7", 1, seed=0)
     result = rollout(task, task.make_env("sim", seed=0), PolicyAgent(model), ics, seed=0)
     assert result.summary(task.spec.control_period_s)["success_rate"] == 1.0
 
