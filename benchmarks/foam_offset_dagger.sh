@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 23: a DAgger round driven by SimDist's own head on the height-offset model (session 22's
-# runs/q_height_offset). Round 1 is single-step BC's DAgger round (its labels, runs/dagger_bc_foam_sS/dagger_data,
-# copied in: the head learns from the states BC drove to, as foam_head_on_bc_states.sh does); round 2's states are
+# runs/q_height_offset). Round 1 is single-step BC's DAgger round (`--initial-labels runs/dagger_bc_foam_sS/dagger_data`:
+# the head learns from the states BC drove to, as foam_head_on_bc_states.sh does); round 2's states are
 # the round-1 head's own, labelled by the privileged expert; each round trains the policy group (chunk and a
 # 128-wide single-step head, BC's learning rate 1e-3 → 5e-4) with tail windows on all labels so far, half of each
 # batch replayed from runs/quadruped_data_v2. Then the head alone in `real` (and on rigid pads), eval seeds
@@ -12,13 +12,9 @@ cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; ROUNDS=${ROUNDS:-2}; REC=benchmarks/results/foam_bc_dagger.jsonl
 BASE=${BASE:-$R/q_height_offset}; OUT=$R/dagger_offset_foam_s$SEED; TAG=dagger_offset_foam_r${ROUNDS}_s$SEED
-if [ ! -d "$OUT/dagger_data" ]; then
-  mkdir -p "$OUT/dagger_data/episodes"
-  cp "$R/dagger_bc_foam_s$SEED/dagger_data/dataset.json" "$OUT/dagger_data/"
-  cp "$R/dagger_bc_foam_s$SEED"/dagger_data/episodes/r01_* "$OUT/dagger_data/episodes/"
-fi
 dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$BASE" --sim-data "$R/quadruped_data_v2" \
-    --rounds "$ROUNDS" --episodes-per-grid 40 --workers "${WORKERS:-1}" --set seed=$((100 + SEED)) \
+    --initial-labels "$R/dagger_bc_foam_s$SEED/dagger_data" --rounds "$ROUNDS" --episodes-per-grid 40 \
+    --workers "${WORKERS:-1}" --set seed=$((100 + SEED)) \
     --set train_seed="$SEED" --set sensor_noise_steps=0 --set step_head_width=128 --set lr=1e-3 --set lr_end=5e-4 \
     --set tail_windows=true
 for seed in ${SEEDS:-0 1 2}; do

@@ -46,6 +46,35 @@ def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path
                device=torch.device("cpu"), progress=False)
 
 
+def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrained, pendulum_data):
+    """--initial-labels: round 1's files are another run's labels (copied once, nothing collected), the head trains
+    on them and drives from round 2; a dataset of another task or shape is refused before any work."""
+    from simdist.data.episodes import DatasetError, DatasetInfo, create_dataset
+
+    task = get_task("pendulum")
+    one = DaggerConfig(**{**TINY.__dict__, "rounds": 1, "sensor_noise_steps": 0, "eval_episodes_per_grid": 0})
+    source = tmp_path / "other" / "dagger_data"
+    dagger(task, pretrained, pendulum_data, tmp_path / "other", one, device=torch.device("cpu"), progress=False)
+    out = tmp_path / "d"
+    cfg = DaggerConfig(**{**one.__dict__, "rounds": 2})
+    result = dagger(task, pretrained, pendulum_data, out, cfg, device=torch.device("cpu"), progress=False,
+                    initial_labels=source)
+    assert result["rounds"][0] == {"round": 1, "initial_labels": str(source)}
+    assert result["rounds"][1]["driving_head"] == str(out / "round_01")
+    names = [p.name for p in episode_files(out / "dagger_data")]
+    assert [n for n in names if n.startswith("r01_")] == [p.name for p in episode_files(source)]
+    assert sum(n.startswith("r02_") for n in names) == len(task.grids)
+    for a, b in zip(episode_files(source), episode_files(out / "dagger_data")):
+        assert a.read_bytes() == b.read_bytes()
+    wrong = tmp_path / "wrong"
+    create_dataset(wrong, DatasetInfo(task="other", domain="sim", control_period_s=0.05, obs_shapes={"proprio": (3,)},
+                                      action_dim=1))
+    with pytest.raises(DatasetError, match="initial labels"):
+        dagger(task, pretrained, pendulum_data, tmp_path / "e", cfg, device=torch.device("cpu"), progress=False,
+               initial_labels=wrong)
+    assert not (tmp_path / "e" / "round_01").exists()
+
+
 def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     from simdist.cli import main
 

@@ -38,8 +38,8 @@ from simdist.adapt import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.config import FinetuneConfig, LossConfig, parse_overrides, replace
-from simdist.data.episodes import (DatasetInfo, Episode, create_dataset, episode_files, episode_lengths,
-                                   load_episodes, read_episode_file, read_info, write_episodes)
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, episode_files,
+                                   episode_lengths, load_episodes, read_episode_file, read_info, write_episodes)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.train import default_device, finetune, load_windows
@@ -179,6 +179,28 @@ def collect_round(task, head: str | Path, data_dir: Path, cfg: DaggerConfig, rou
     return success
 
 
+def import_labels(source: str | Path, data_dir: Path) -> None:
+    """Round 1's labels from another driver's DAgger data (e.g. `simdist dagger` on the single-step BC baseline,
+    its OUT/dagger_data): each episode file is copied in as a round-1 file (atomically; a resumed run copies only
+    what is missing), and the head's own rounds follow."""
+    import shutil
+
+    src, own = read_info(source), read_info(data_dir)
+    key = lambda i: (i.task, i.obs_shapes, i.action_dim, i.command_dim)  # noqa: E731
+    if key(src) != key(own):
+        raise DatasetError(f"initial labels {source} are for task/observations/actions {key(src)}, this DAgger run "
+                           f"for {key(own)}")
+    files = episode_files(source)
+    if not files:
+        raise DatasetError(f"initial labels {source} hold no episode files")
+    for f in files:
+        target = data_dir / "episodes" / (f.name if f.name.startswith("r01_") else f"r01_{f.name}")
+        if not target.exists():
+            shutil.copy2(f, target.with_name(target.name + ".tmp"))
+            target.with_name(target.name + ".tmp").rename(target)
+    log.info("round 1: %d episodes of DAgger labels from %s", sum(len(episode_lengths(f)) for f in files), source)
+
+
 def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
                   progress: bool = True) -> dict[str, float]:
     """Success of `checkpoint`'s BC head alone in `sim` (`physics`) on every grid, on episodes no collection round
@@ -209,10 +231,12 @@ def _write_final(source: Path, out: Path, checkpoint: str | Path, extra: dict) -
 
 def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: DaggerConfig = DaggerConfig(),
            physics=None, device: torch.device | None = None, progress: bool = True, workers: int = 1,
-           eval_physics=None) -> dict:
+           eval_physics=None, initial_labels: str | Path | None = None) -> dict:
     """Run (or resume) DAgger for `checkpoint`'s BC head; the result is the checkpoint OUT/model. `workers`
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
-    which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on)."""
+    which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on).
+    `initial_labels` (a DAgger dataset) replaces round 1's collection: the head first learns the states another
+    driver reached (Foam: single-step BC's, docs/results.md session 23), then drives itself from round 2."""
     out, device = Path(out), device or default_device()
     spec, method = task.spec, baseline_method(checkpoint)
     if method not in (None, "bc"):
@@ -228,11 +252,13 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
         cfg = replace(cfg, grids=tuple(task.grids))
     eval_physics = physics if eval_physics is None else eval_physics
     settings = {"dagger": asdict(cfg), "checkpoint": str(checkpoint), "sim_data": str(sim_data),
-                "physics": physics_setting(physics), "eval_physics": physics_setting(eval_physics)}
+                "physics": physics_setting(physics), "eval_physics": physics_setting(eval_physics),
+                "initial_labels": None if initial_labels is None else str(initial_labels)}
     out.mkdir(parents=True, exist_ok=True)
     refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
                           recorded_since=("dagger.train_seed", "dagger.eval_episodes_per_grid", "dagger.candidates",
-                                          "dagger.step_head_width", "dagger.tail_windows", "eval_physics"))
+                                          "dagger.step_head_width", "dagger.tail_windows", "eval_physics",
+                                          "initial_labels"))
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
@@ -262,9 +288,13 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
 
     head, rounds, candidates = Path(checkpoint), [], []
     for r in range(1, cfg.rounds + 1):
-        success = collect_round(task, head, data_dir, cfg, r, physics, progress, workers)
-        rounds.append({"round": r, "driving_head": str(head), "head_sim_success": success,
-                       "head_sim_success_mean": float(np.mean(list(success.values())))})
+        if r == 1 and initial_labels is not None:
+            import_labels(initial_labels, data_dir)
+            rounds.append({"round": r, "initial_labels": str(initial_labels)})
+        else:
+            success = collect_round(task, head, data_dir, cfg, r, physics, progress, workers)
+            rounds.append({"round": r, "driving_head": str(head), "head_sim_success": success,
+                           "head_sim_success_mean": float(np.mean(list(success.values())))})
         n = cfg.candidates if r == cfg.rounds else 1  # the last round trains every candidate head
         candidates = [train(head, out / f"round_{r:02d}{f'_c{c}' if c else ''}", cfg.steps, cfg.train_seed + c,
                             **(add_step if r == 1 else {}))
@@ -287,7 +317,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
         chosen = candidates[best]
         result.update(final_head_sim_success=scores[best], final_head_sim_success_mean=means[best],
                       candidates=[{"head": str(h), "sim_success_mean": m} for h, m in zip(candidates, means)])
-        comparable = settings["eval_physics"] == settings["physics"]  # round 1 measured the input head there
+        # round 1 measured the input head there, unless it imported another driver's labels
+        comparable = settings["eval_physics"] == settings["physics"] and "head_sim_success_mean" in rounds[0]
         if comparable and means[best] < rounds[0]["head_sim_success_mean"]:
             log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse "
                         "here; keep %s (docs/results.md, session 18: DAgger on Peg Insertion)",
@@ -317,7 +348,8 @@ def cmd_dagger(args) -> dict:
     if args.grid:
         cfg = replace(cfg, grids=tuple(args.grid))
     return dagger(get_task(args.task), args.checkpoint, args.sim_data, args.out, cfg, physics=args.physics,
-                  progress=not args.quiet, workers=args.workers, eval_physics=args.eval_physics)
+                  progress=not args.quiet, workers=args.workers, eval_physics=args.eval_physics,
+                  initial_labels=args.initial_labels)
 
 
 def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -338,6 +370,8 @@ def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     sp.add_argument("--eval-physics", help="sim physics of the output head's evaluation (default: --physics), e.g. "
                     "with the robot's sensor noise on; with --set candidates=N it chooses the head")
     sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
+    sp.add_argument("--initial-labels", metavar="DIR", help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
+                    "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection")
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="override a DaggerConfig field (repeatable), e.g. sensor_noise_steps=0")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
