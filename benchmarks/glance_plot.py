@@ -39,6 +39,15 @@ def jsonl_mean(name: str, **match) -> float:
     return float(np.mean([r["success_rate"] for r in rows]))
 
 
+def dagger_sim(name: str, model: str) -> float:
+    """The `sim` success of a `simdist dagger` run's output head alone (its dagger_run record)."""
+    rows = [json.loads(line) for line in (RESULTS / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    found = [r for r in rows if r.get("kind") == "dagger_run" and r.get("model") == model]
+    if not found:
+        raise SystemExit(f"no dagger_run record of {model} in {name}.jsonl")
+    return float(found[-1]["final_head_sim_success_mean"])
+
+
 def best_baseline(*records: str, exclude=("simdist",)) -> float:
     return max(max(m["success_mean"]) for rec in records for k, m in compare(rec).items() if k not in exclude)
 
@@ -62,6 +71,9 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
          max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
              "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)}))),
         ("Foam, sensor noise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
+        ("Foam, `quadruped-foam-dagger`\n(2 seeds, λ = 10)",  # session 23: height offset + own DAgger round
+         dagger_sim("foam_bc_dagger", "dagger_offset_foam_s0"), *adapt_mean("adapt_foam_offset_dagger_l10_s*.json"),
+         jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}_build23" for s in range(2)})),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds")),
         ("Slippery Slope μ = 0.19,\nhistory head\n(5 seeds, 35 robot min)", None,  # sessions 15, 16
