@@ -13,8 +13,7 @@ counts as unlabelled for reward and value, whose heads attend over the whole pre
 are the last states before a fall, which a policy head must learn to recover from (docs/results.md, session 22).
 Two label masks per window: `labelled` (reward and value exist: simulation data) and `bc_labelled` (expert flags
 exist: simulation data, demonstrations, and robot episodes with operator corrections, which carry no reward or
-value). Batches are built with vectorised
-indexing (no worker processes), which keeps a 2-core trainer fed.
+value). Batches are built with vectorised indexing (no worker processes), which keeps a 2-core trainer fed.
 """
 
 from __future__ import annotations
