@@ -71,7 +71,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
          max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
              "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)}))),
         ("Foam, sensor\nnoise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None),
-        ("Foam,\nquadruped-foam-dagger\n(2 seeds, λ = 10)",  # session 23: height offset + own DAgger round
+        ("Foam,\nquadruped-foam-dagger\n(3 seeds, λ = 10)",  # session 23: height offset + own DAgger round
          dagger_sim("foam_bc_dagger", "dagger_offset_foam_s0"), *adapt_mean("adapt_foam_offset_dagger_l10_s*.json"),
          jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}_build23" for s in range(2)})),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
