@@ -269,7 +269,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
                                                "drives in sim; `action` is what it executed, `expert_action` the "
                                                "privileged expert's label (simdist dagger)"))
     replay = functools.cache(  # built at the first training only
-        lambda: sim_expert_transitions(sim_data) if method else load_windows(sim_data, base.cfg, device, cfg.tail_windows))
+        lambda: (sim_expert_transitions(sim_data) if method
+                 else load_windows(sim_data, base.cfg, device, cfg.tail_windows)))
 
     def train(start: Path, model_dir: Path, steps: int, seed: int, **overrides) -> Path:
         if not (model_dir / "done").exists():

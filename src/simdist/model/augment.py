@@ -28,10 +28,14 @@ def add_sensor_noise(obs: Mapping[str, torch.Tensor], sensor_noise_std: Mapping[
     return out
 
 
+def check_offset_group(group: str, groups) -> None:
+    if group not in groups:
+        raise ValueError(f"input_offset_group {group!r} is not an observation group; groups: {sorted(groups)}")
+
+
 def add_group_offset(obs: Mapping[str, torch.Tensor], group: str, std: float) -> dict[str, torch.Tensor]:
     """`obs` with one Gaussian constant of std `std` per sample (first axis) added to every element of `group`."""
-    if group not in obs:
-        raise ValueError(f"input_offset_group {group!r} is not an observation group; groups: {sorted(obs)}")
+    check_offset_group(group, obs)
     x = obs[group]
     offset = std * torch.randn((x.shape[0],) + (1,) * (x.dim() - 1), dtype=x.dtype, device=x.device)
     return {**obs, group: x + offset}

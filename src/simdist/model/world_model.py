@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 from simdist.config import ModelConfig
-from simdist.model.augment import add_group_offset, add_sensor_noise
+from simdist.model.augment import add_group_offset, add_sensor_noise, check_offset_group
 from simdist.model.encoders import ObservationEncoder
 from simdist.model.layers import MLP, TransformerDecoder, TransformerEncoder, learned_encoding
 from simdist.model.normalizer import Normalizer
@@ -92,9 +92,8 @@ class WorldModel(nn.Module):
     def __init__(self, cfg: ModelConfig, spec: ModelSpec):
         super().__init__()
         self.cfg, self.spec = cfg, spec
-        if cfg.input_offset_std > 0 and cfg.input_offset_group not in spec.obs_shapes:
-            raise ValueError(f"input_offset_group {cfg.input_offset_group!r} is not an observation group; groups: "
-                             f"{sorted(spec.obs_shapes)}")
+        if cfg.input_offset_std > 0:
+            check_offset_group(cfg.input_offset_group, spec.obs_shapes)
         d, H, T, A, C = cfg.latent_dim, cfg.history, cfg.horizon, spec.action_dim, spec.command_dim
         stat_shapes = {**spec.obs_shapes, ACTION: (A,), REWARD: (), VALUE: ()}
         if C:
