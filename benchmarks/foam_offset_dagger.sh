@@ -7,11 +7,17 @@
 # batch replayed from runs/quadruped_data_v2. Then the head alone in `real` (and on rigid pads), eval seeds
 # 0 1 2 × 5 trials × 3 speeds. Records: benchmarks/results/foam_bc_dagger.jsonl (rows `dagger_offset_foam_rN_sS`).
 # Usage: SEED=0 ROUNDS=2 bash benchmarks/foam_offset_dagger.sh   (≈ 30 min on one core)
+# More rounds on a finished run without touching it (session 24): FROM=runs/dagger_offset_foam_s0 ROUNDS=3 copies its
+# labels and round checkpoints into OUT (default runs/dagger_offset_foam_r3_s0), and `simdist dagger` resumes there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; ROUNDS=${ROUNDS:-2}; REC=benchmarks/results/foam_bc_dagger.jsonl
-BASE=${BASE:-$R/q_height_offset}; OUT=$R/dagger_offset_foam_s$SEED; TAG=dagger_offset_foam_r${ROUNDS}_s$SEED
+BASE=${BASE:-$R/q_height_offset}; TAG=dagger_offset_foam_r${ROUNDS}_s$SEED
+OUT=$R/dagger_offset_foam_s$SEED; [ -n "${FROM:-}" ] && OUT=$R/$TAG
+if [ -n "${FROM:-}" ] && [ ! -d "$OUT" ]; then
+  mkdir -p "$OUT.tmp" && cp -r "$FROM"/dagger_config.json "$FROM"/dagger_data "$FROM"/round_* "$OUT.tmp"/ && mv "$OUT.tmp" "$OUT"
+fi
 dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$BASE" --sim-data "$R/quadruped_data_v2" \
     --initial-labels "$R/dagger_bc_foam_s$SEED/dagger_data" --rounds "$ROUNDS" --episodes-per-grid 40 \
     --workers "${WORKERS:-1}" --set seed=$((100 + SEED)) \
