@@ -2,8 +2,7 @@
 # Session 24: does MPPI lose the slow (0.2 m/s) Foam walk that the head alone keeps? (session 23,
 # quadruped-foam-dagger: the head alone 0.80 at 0.2 m/s over 15 trials; MPPI λ = 10 about 0.5 there over Alg. 1's
 # rounds; λ = 50 the same.) At λ ≥ 10 every Gaussian candidate pays a prior penalty of tens, so the elites are the noised
-# head chunks and the executed action is the head's plus the mean of the perturbations the model prefers (about 0.02
-# rad). Each VARIANT changes one MPPIConfig field of `quadruped-cpu` at λ = PRIOR (default 10): policy_noise_std=0.05
+# head chunks and the executed action is the head's plus the mean of the small perturbations the model prefers. Each VARIANT changes one MPPIConfig field of `quadruped-cpu` at λ = PRIOR (default 10): policy_noise_std=0.05
 # is the preset itself, policy_noise_std=0 keeps only the second iteration's Gaussians near the head, iterations=1
 # executes the mean of the noised head chunks, min_std=0.01 narrows the second iteration.
 # Eval seeds SEEDS (default 0 1 2) × TRIALS (default 5) trials on GRID (default all: 3 speeds) in `real`, two
