@@ -34,7 +34,7 @@ from simdist.corrections import collect_corrections, operator_share
 from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file,
                                    read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
-from simdist.eval.rollout import rollout
+from simdist.eval.rollout import rollout, wilson_interval
 from simdist.planning.agent import MPPIAgent
 from simdist.train import default_device, finetune, load_windows
 
@@ -204,6 +204,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
             "real_minutes": real_steps * spec.control_period_s / 60.0,
             "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
+            "success_ci95": wilson_interval(sum(m.get("success", 0.0) for m in metrics), len(metrics)),
             # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
             "successes_per_minute": float(sum(m.get("success", 0.0) for m in metrics))
             / max(1e-9, sum(len(e) for e in episodes) * spec.control_period_s / 60.0),
