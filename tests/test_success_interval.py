@@ -25,3 +25,13 @@ def test_evaluation_reports_the_interval_of_its_success_rate():
     assert lo <= out["success_rate"] <= hi and 0.0 <= lo < hi <= 1.0
     grid = out["grids"]["default"]
     assert tuple(grid["success_ci95"]) == wilson_interval(round(grid["success_rate"] * 4), 4)
+
+
+def test_readable_cli_output_puts_each_grid_on_its_own_line():
+    from simdist.cli import _readable
+
+    lines = _readable({"task": "foam", "grids": {"0.2": {"success_rate": 0.6, "success_ci95": (0.3226, 0.8367),
+                                                        "trials": 5}},
+                       "success_rate": 0.6666667, "success_ci95": (0.5, 0.8)})
+    assert lines == ["task: foam", "grids:", "  0.2: success_rate 0.6, success_ci95 [0.323, 0.837], trials 5",
+                     "success_rate: 0.667", "success_ci95: [0.5, 0.8]"]

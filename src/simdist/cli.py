@@ -15,11 +15,21 @@ log = logging.getLogger("simdist")
 
 
 def _emit(args, result: dict) -> None:
-    if args.json:
-        print(json.dumps(result, default=float))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    print(json.dumps(result, default=float) if args.json else "\n".join(_readable(result)))
+
+
+def _readable(result: dict) -> list[str]:
+    """One line per field; a table of dicts (an evaluation's grids) one line per row; floats to 3 digits."""
+    fmt = lambda v: (f"{v:.3g}" if isinstance(v, float) else "[" + ", ".join(map(fmt, v)) + "]"
+                     if isinstance(v, (list, tuple)) and v and all(isinstance(x, float) for x in v) else str(v))
+    lines = []
+    for key, value in result.items():
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            lines.append(f"{key}:")
+            lines += [f"  {row}: " + ", ".join(f"{k} {fmt(v)}" for k, v in cells.items()) for row, cells in value.items()]
+        else:
+            lines.append(f"{key}: {fmt(value)}")
+    return lines
 
 
 def _task(name: str):
