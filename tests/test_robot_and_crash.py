@@ -1,5 +1,6 @@
 """The physical-robot path (episode logger → finetune) and crash safety of the adaptation loop."""
 
+import json
 import os
 import signal
 import subprocess
@@ -149,3 +150,31 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
              FinetuneConfig(steps=2, batch_size=4, warmup_steps=0, sim_replay_fraction=0.5, replay_labels=False),
              device=torch.device("cpu"), progress=False, sim_data=shared)
     assert torch.equal(shared.labelled, labels) and labels.any()  # a latent-only replay leaves the caller's labels
+
+
+def test_adapt_records_each_round_as_it_ends(tmp_path, pretrained, pendulum_data, monkeypatch):
+    """adapt_results.json is rewritten after every round: a crash in round 2 keeps rounds 0 and 1 on disk, and the
+    rerun completes the record."""
+    import simdist.adapt as adapt_module
+    from simdist.cli import main
+
+    collect = adapt_module._collect_round
+
+    def crash_in_round_2(task, env, model, mppi, ics, data_dir, j, *rest):
+        if j == 2:
+            raise RuntimeError("robot fell over")
+        return collect(task, env, model, mppi, ics, data_dir, j, *rest)
+
+    monkeypatch.setattr(adapt_module, "_collect_round", crash_in_round_2)
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
+            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    with pytest.raises(RuntimeError, match="fell over"):
+        main(argv)
+    partial = json.loads((tmp_path / "a" / "adapt_results.json").read_text())
+    assert [r["round"] for r in partial["rounds"]] == [0, 1] and partial["rounds_planned"] == 2
+    monkeypatch.setattr(adapt_module, "_collect_round", collect)
+    assert main(argv) == 0
+    done = json.loads((tmp_path / "a" / "adapt_results.json").read_text())
+    assert [r["round"] for r in done["rounds"]] == [0, 1, 2]
+    for key in ("successes", "real_minutes", "initial_conditions"):  # rounds 0 and 1 read back, not run again
+        assert [r[key] for r in done["rounds"][:2]] == [r[key] for r in partial["rounds"]]

@@ -31,8 +31,8 @@ import torch
 from simdist import checkpoint as ckpt
 from simdist.config import CorrectionConfig, FinetuneConfig, MPPIConfig
 from simdist.corrections import collect_corrections, operator_share
-from simdist.data.episodes import (DatasetInfo, create_dataset, episode_files, file_steps, read_episode_file,
-                                   read_info, write_episodes)
+from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
+                                   read_episode_file, read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.planning.agent import MPPIAgent
@@ -223,9 +223,11 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         log.info("round %d: success %.2f%s after %.1f real minutes", j, row["success_rate"],
                  "" if walked is None else f", progress {walked:.2f} m", row["real_minutes"])
         rounds.append(row)
-    result = {"task": spec.name, "rounds": rounds, "zero_shot_success": rounds[0]["success_rate"],
-              "final_success": rounds[-1]["success_rate"], "real_minutes": rounds[-1]["real_minutes"]}
-    (out / "adapt_results.json").write_text(json.dumps(result, indent=2))
+        # rewritten after every round, so that a long (robot) run can be watched and a crash keeps its rounds
+        result = {"task": spec.name, "rounds": rounds, "rounds_planned": cfg.rounds,
+                  "zero_shot_success": rounds[0]["success_rate"], "final_success": rounds[-1]["success_rate"],
+                  "real_minutes": rounds[-1]["real_minutes"]}
+        atomic_write_text(out / "adapt_results.json", json.dumps(result, indent=2))
     return result
 
 

@@ -114,7 +114,7 @@ def create_dataset(root: str | Path, info: DatasetInfo) -> Path:
             raise DatasetError(f"{root} already holds a dataset of a different task or shape: {existing}")
         return root
     (root / "episodes").mkdir(parents=True, exist_ok=True)
-    _atomic_write_text(meta, json.dumps(asdict(info), indent=2))
+    atomic_write_text(meta, json.dumps(asdict(info), indent=2))
     return root
 
 
@@ -129,7 +129,7 @@ def read_info(root: str | Path) -> DatasetInfo:
         raise DatasetError(f"{meta} is malformed: {err}") from err
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as f:
         f.write(text)
