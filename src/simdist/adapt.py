@@ -200,14 +200,13 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             corrected = collect_corrections(task, env, MPPIAgent(model, mppi), corrections, data_dir, j, cfg.seed,
                                             cfg.grid, progress)
         real_steps = _real_steps_through(data_dir, j)
+        wins = float(sum(m.get("success", 0.0) for m in metrics))
         row = {
             "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
             "real_minutes": real_steps * spec.control_period_s / 60.0,
-            "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
-            "success_ci95": wilson_interval(sum(m.get("success", 0.0) for m in metrics), len(metrics)),
+            "success_rate": wins / len(metrics), "success_ci95": wilson_interval(wins, len(metrics)),
             # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
-            "successes_per_minute": float(sum(m.get("success", 0.0) for m in metrics))
-            / max(1e-9, sum(len(e) for e in episodes) * spec.control_period_s / 60.0),
+            "successes_per_minute": wins / max(1e-9, sum(len(e) for e in episodes) * spec.control_period_s / 60.0),
             "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
             "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
             "successes": [bool(m.get("success", 0.0)) for m in metrics],

@@ -26,7 +26,8 @@ def _readable(result: dict) -> list[str]:
     for key, value in result.items():
         if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
             lines.append(f"{key}:")
-            lines += [f"  {row}: " + ", ".join(f"{k} {fmt(v)}" for k, v in cells.items()) for row, cells in value.items()]
+            lines += [f"  {row}: " + ", ".join(f"{k} {fmt(v)}" for k, v in cells.items())
+                      for row, cells in value.items()]
         else:
             lines.append(f"{key}: {fmt(value)}")
     return lines

@@ -48,7 +48,7 @@ class RolloutResult:
         steps = sum(len(e) for e in self.episodes)
         minutes = steps * control_period_s / 60.0
         successes = sum(m.get("success", 0.0) for m in self.metrics)
-        out.update({"success_ci95": wilson_interval(successes, len(self.metrics)),
+        out.update({"success_ci95": wilson_interval(successes, len(self.metrics)), "successes": successes,
                     "trials": len(self.metrics), "steps": steps, "robot_minutes": minutes,
                     "successes_per_minute": successes / minutes if minutes else 0.0,
                     "mean_time_s": float(np.mean([m.get("time_s", len(e) * control_period_s)
@@ -138,6 +138,5 @@ def evaluate_grids(task, make_agent: Callable[[object], Agent], domain: str, gri
     for key in per_grid[0]:
         if key == "success_rate" or key.startswith("mean_"):
             out[key] = sum(g[key] for g in per_grid) / len(per_grid)
-    total = sum(g["trials"] for g in per_grid)
-    out["success_ci95"] = wilson_interval(round(sum(g.get("success_rate", 0.0) * g["trials"] for g in per_grid)), total)
+    out["success_ci95"] = wilson_interval(sum(g["successes"] for g in per_grid), sum(g["trials"] for g in per_grid))
     return out
