@@ -2,7 +2,7 @@
 # Session 25: a Table Leg world model at Peg Insertion's scale (the `cpu` preset's 3,000-step model on 500 episodes
 # scored 0.00 everywhere). 4,000 Alg. 2 episodes (≈ 0.86 M transitions, ≈ 30 min with 2 workers), then the
 # paper-manipulation architecture for STEPS steps at batch 256 on a schedule that decays over those steps
-# (≈ 11 steps/s with two idle threads), keeping every 5,000-step checkpoint to pick by closed-loop evaluation; then
+# (≈ 11 steps/s with two idle threads), keeping every EVERY-step checkpoint (default 5,000) to pick by closed-loop evaluation; then
 # how far the BC head and the planner get through the task's stages in `sim` and `real`, Narrow grid.
 # Usage: R=runs STEPS=30000 bash benchmarks/table_leg_world_model.sh
 # Records: benchmarks/results/table_leg_stages.jsonl (one row per checkpoint × domain × agent).
@@ -12,7 +12,7 @@ R=${R:-runs}; STEPS=${STEPS:-30000}; TRIALS=${TRIALS:-10}; REC=benchmarks/result
 [ -f "$R/tl_data/stats.json" ] || simdist generate table-leg --episodes 4000 --workers 2 --out "$R/tl_data" --quiet
 simdist pretrain --data "$R/tl_data" --out "$R/tl" --preset paper-manipulation --quiet \
   --train-set steps="$STEPS" --train-set warmup_steps=1000 --train-set decay_steps="$STEPS" --train-set lr_end=2e-5 \
-  --train-set checkpoint_every=5000 --train-set keep_checkpoints=true
+  --train-set checkpoint_every="${EVERY:-5000}" --train-set keep_checkpoints=true
 for ckpt in ${CKPTS:-$(ls -d "$R"/tl/step_* | sort)}; do
   for domain in sim real; do
     for agent in policy manipulation-prior; do
