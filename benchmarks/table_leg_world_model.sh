@@ -2,8 +2,8 @@
 # Session 25: a Table Leg world model at Peg Insertion's scale (the `cpu` preset's 3,000-step model on 500 episodes
 # scored 0.00 everywhere). 4,000 Alg. 2 episodes (≈ 0.86 M transitions, ≈ 30 min with 2 workers), then the
 # paper-manipulation architecture for STEPS steps at batch 256 on a schedule that decays over those steps
-# (≈ 11 steps/s with two idle threads), keeping every EVERY-step checkpoint (default 5,000) to pick by closed-loop evaluation; then
-# how far the BC head and the planner get through the task's stages in `sim` and `real`, Narrow grid.
+# (≈ 7 steps/s on the 2 cores), keeping every EVERY-step checkpoint (default 5,000) to pick by closed-loop
+# evaluation; then how far the BC head and the planner get through the task's stages in `sim` and `real`, Narrow grid.
 # Usage: R=runs STEPS=30000 bash benchmarks/table_leg_world_model.sh
 # Records: benchmarks/results/table_leg_stages.jsonl (one row per checkpoint × domain × agent).
 set -euo pipefail
