@@ -5,17 +5,21 @@
 # (≈ 7 steps/s on the 2 cores), keeping every EVERY-step checkpoint (default 5,000) to pick by closed-loop
 # evaluation; then how far the BC head and the planner get through the task's stages in `sim` and `real`, Narrow grid.
 # Usage: R=runs STEPS=30000 bash benchmarks/table_leg_world_model.sh
+#        NAME=tl_noact MODEL_SET="policy_sees_actions=false" AGENTS=policy R=runs STEPS=24000 EVERY=6000 bash ...
+# NAME: the run folder under R (default tl); MODEL_SET: ModelConfig overrides (space-separated); AGENTS: which of
+# `policy` and `manipulation-prior` (MPPI) to evaluate (default both).
 # Records: benchmarks/results/table_leg_stages.jsonl (one row per checkpoint × domain × agent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 R=${R:-runs}; STEPS=${STEPS:-30000}; TRIALS=${TRIALS:-10}; REC=benchmarks/results/table_leg_stages.jsonl
 [ -f "$R/tl_data/stats.json" ] || simdist generate table-leg --episodes 4000 --workers 2 --out "$R/tl_data" --quiet
-simdist pretrain --data "$R/tl_data" --out "$R/tl" --preset paper-manipulation --quiet \
+NAME=${NAME:-tl}; MS=(); for kv in ${MODEL_SET:-}; do MS+=(--model-set "$kv"); done
+simdist pretrain --data "$R/tl_data" --out "$R/$NAME" --preset paper-manipulation --quiet "${MS[@]}" \
   --train-set steps="$STEPS" --train-set warmup_steps=1000 --train-set decay_steps="$STEPS" --train-set lr_end=2e-5 \
   --train-set checkpoint_every="${EVERY:-5000}" --train-set keep_checkpoints=true
-for ckpt in ${CKPTS:-$(ls -d "$R"/tl/step_* | sort)}; do
+for ckpt in ${CKPTS:-$(ls -d "$R/$NAME"/step_* | sort)}; do
   for domain in sim real; do
-    for agent in policy manipulation-prior; do
+    for agent in ${AGENTS:-policy manipulation-prior}; do
       MPPI=(); [ "$agent" = policy ] || MPPI=(--mppi "$agent")
       python benchmarks/manipulation_stages.py --task table-leg --checkpoint "$ckpt" --domain "$domain" \
         --grid narrow --trials "$TRIALS" "${MPPI[@]}" --out "$REC"
