@@ -99,7 +99,8 @@ def main() -> None:
     mean = {k: float(np.mean([r[k] for r in rows])) for k in keys}
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": args.task, "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set,
-          "grid": args.grid, "domain": args.domain, "seed": args.seed, "trials": args.trials, "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
+          "grid": args.grid, "domain": args.domain, "seed": args.seed, "trials": args.trials,
+          "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
 
 
 if __name__ == "__main__":
