@@ -65,9 +65,14 @@ def main() -> None:
     data = WindowDataset.from_dir(args.data, first.cfg.history, first.cfg.horizon)
     rng = np.random.default_rng(args.seed)
     expert_windows = np.flatnonzero(data.expert[torch.as_tensor(data.window_t)].numpy() > 0)
+    if len(expert_windows) == 0:
+        raise SystemExit(f"{args.data} has no window that starts on an expert-labelled step: nothing to score")
     windows = rng.choice(expert_windows, size=min(args.windows, len(expert_windows)), replace=False)
     for ckpt in args.checkpoints:
         model = load_model(ckpt).eval()
+        if (model.cfg.history, model.cfg.horizon) != (first.cfg.history, first.cfg.horizon):
+            raise SystemExit(f"{ckpt} has history/horizon {model.cfg.history}/{model.cfg.horizon}, "
+                             f"{args.checkpoints[0]} {first.cfg.history}/{first.cfg.horizon}: score them separately")
         row = {"checkpoint": ckpt, "data": args.data, "windows": len(windows),
                "policy_sees_actions": model.cfg.policy_sees_actions, **reliance(model, data, windows, args.seed)}
         log.info(json.dumps(row))
