@@ -70,6 +70,10 @@ def main() -> None:
     windows = rng.choice(expert_windows, size=min(args.windows, len(expert_windows)), replace=False)
     for ckpt in args.checkpoints:
         model = load_model(ckpt).eval()
+        shapes = {k: tuple(v) for k, v in data.info.obs_shapes.items()}
+        if shapes != dict(model.spec.obs_shapes) or data.info.action_dim != model.spec.action_dim:
+            raise SystemExit(f"{ckpt} was built for observations {dict(model.spec.obs_shapes)} and "
+                             f"{model.spec.action_dim} actions, {args.data} has {shapes} and {data.info.action_dim}")
         if (model.cfg.history, model.cfg.horizon) != (first.cfg.history, first.cfg.horizon):
             raise SystemExit(f"{ckpt} has history/horizon {model.cfg.history}/{model.cfg.horizon}, "
                              f"{args.checkpoints[0]} {first.cfg.history}/{first.cfg.horizon}: score them separately")
