@@ -18,13 +18,13 @@ from pathlib import Path
 OVER_HOLE_MM = 2.0  # within the lead-in's reach: Table Leg's thread catches within 1.5 mm of the axis
 
 
-def stage_counts(episodes: list[dict]) -> dict[str, int]:
+def stage_counts(episodes: list[dict]) -> dict[str, int | None]:
     def near(e: dict) -> bool:
         return e["closest_held"] is not None and e["closest_held"]["lateral_mm"] < OVER_HOLE_MM
 
     return {"grasp": sum(e["grasp"] >= 1.0 for e in episodes), "lift": sum(e["lift"] >= 1.0 for e in episodes),
             "over hole": sum(near(e) for e in episodes), "insert": sum(e["insert"] > 0 for e in episodes),
-            "thread": sum(e.get("thread", 0.0) > 0 for e in episodes), "success": sum(e["success"] for e in episodes)}
+            "thread": sum(e["thread"] > 0 for e in episodes) if "thread" in episodes[0] else None, "success": sum(e["success"] for e in episodes)}
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -38,7 +38,7 @@ def table(rows: list[dict]) -> list[str]:
         seeds = sorted({r.get("seed", 0) for r in rs})
         n = len(episodes)
         reach = sum(e["reach"] for e in episodes) / n
-        counts = " | ".join(f"{c} / {n}" for c in stage_counts(episodes).values())
+        counts = " | ".join("–" if c is None else f"{c} / {n}" for c in stage_counts(episodes).values())
         agent_name = f"{agent} {overrides}".strip()
         lines.append(f"| {ckpt} | {domain} | {agent_name} | {grid} | {n} ({', '.join(map(str, seeds))}) | "
                      f"{reach:.2f} | {counts} |")
@@ -50,6 +50,9 @@ def main() -> None:
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--checkpoint", help="only rows whose checkpoint path contains this")
     args = ap.parse_args()
+    missing = [str(p) for p in args.records if not p.is_file()]
+    if missing:
+        raise SystemExit(f"no such records file: {', '.join(missing)}")
     rows = [json.loads(line) for p in args.records for line in p.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if args.checkpoint is None or args.checkpoint in r["checkpoint"]]
     if not rows:
