@@ -77,6 +77,34 @@ def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
     assert not torch.allclose(model(b)["policy"], after["policy"])  # it still reads the proprio history
 
 
+def test_policy_action_dropout_hides_past_actions_from_the_head_in_training_only():
+    from simdist.config import replace
+
+    torch.manual_seed(0)
+    cfg = replace(model_preset("cpu"), attention_dropout=0.0, policy_action_dropout=1.0)
+    model = WorldModel(cfg, SPECS["proprio"]).train()
+    b = batch_for(model, 8)
+    before = model(b)
+    b["hist_action"] += 3.0
+    after = model(b)
+    assert torch.equal(before["policy"], after["policy"])  # every window's past actions zeroed for the head
+    assert not torch.allclose(before["zhat"], after["zhat"])  # the dynamics still reads them
+    model.eval()  # deployment shows the head the true actions
+    assert not torch.allclose(model(b)["policy"], after["policy"])
+
+    model = WorldModel(replace(cfg, policy_action_dropout=0.5), SPECS["proprio"]).train()
+    b = batch_for(model, 256)
+    torch.manual_seed(1)
+    zeroed = model(b)["policy"]
+    b["hist_action"].zero_()
+    b["hist_action"] += model.normalizer.denormalize("action", torch.zeros(model.spec.action_dim))
+    torch.manual_seed(1)  # the same windows dropped: those match the true mean action's output, the rest do not
+    same = (model(b)["policy"] - zeroed).abs().amax(dim=(1, 2)) < 1e-5
+    assert 0.35 < same.float().mean() < 0.65
+    with pytest.raises(ValueError, match="policy_action_dropout"):
+        replace(cfg, policy_action_dropout=1.5)
+
+
 def test_policy_without_history_reads_only_the_current_latent():
     from simdist.config import replace
 

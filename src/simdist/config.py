@@ -56,6 +56,10 @@ class ModelConfig:
     # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action
     # history; measured on the quadruped, docs/results.md). Dynamics, reward and value always see them.
     policy_sees_actions: bool = True
+    # Share of training windows whose past actions the BC head sees zeroed (the mean action; dynamics, reward and value
+    # see them intact): the head keeps what the actions tell it (the grasp phase, on Peg Insertion) but cannot lean on
+    # copying them alone (Table Leg, sessions 25-28). Training only; deployment always shows the true actions.
+    policy_action_dropout: float = 0.0
     # False: the BC head attends to z_t alone (no history at all), like a single-step BC policy.
     policy_sees_history: bool = True
     # FFN width of the BC head's decoder (0: ffn_dim). The head runs once per plan, not once per sample, so a
@@ -76,14 +80,16 @@ class ModelConfig:
                 raise ValueError(f"latent_dim {self.latent_dim} is not divisible by {name} heads {stack.heads}")
         for name in ("proprio_hidden", "latent_hidden", "cnn_channels", "cnn_projection_hidden"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        if not 0.0 <= self.policy_action_dropout <= 1.0:
+            raise ValueError(f"policy_action_dropout is a share of windows in [0, 1], got {self.policy_action_dropout}")
         if self.head_type not in ("transformer", "mlp"):
             raise ValueError(f"head_type must be 'transformer' or 'mlp', got {self.head_type!r}")
 
 
 # ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
-FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std",
-                         "input_offset_group", "input_offset_std")
+FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_action_dropout", "policy_sees_history", "sensor_noise_scale",
+                         "input_noise_std", "input_offset_group", "input_offset_std")
 # ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
 # (FinetuneConfig.fresh_policy); a new single-step head (policy_step_width) may also join a kept chunk head.
 POLICY_SHAPE_FIELDS = ("policy_ffn_dim", "policy_step_width")
@@ -381,8 +387,8 @@ def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
 
 
 __all__ = [
-    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "POLICY_SHAPE_FIELDS", "LossConfig", "TrainConfig", "FinetuneConfig",
-    "MPPIConfig",
+    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "POLICY_SHAPE_FIELDS", "LossConfig", "TrainConfig",
+    "FinetuneConfig", "MPPIConfig",
     "model_preset", "train_preset", "finetune_preset", "mppi_preset", "from_dict", "to_dict", "replace", "with_steps",
     "parse_overrides",
 ]
