@@ -3,7 +3,8 @@
 # closed-loop success swings between nearby checkpoints (0.3 at 35k steps, 0.0 at 45k-60k) as Table Leg's did with
 # the paper's context. On 2,000 fresh Alg. 2 episodes: the copycat check on the shipped model, then its BC head
 # retrained on the frozen world model for STEPS steps twice, with and without the past actions in its context
-# (`policy_sees_actions`), and all three evaluated by stages, Narrow grid, `sim` and `real`, BC head and MPPI.
+# (`policy_sees_actions`), and a third time seeing them in half of the windows (`policy_action_dropout=0.5`); all
+# four evaluated by stages, Narrow grid, `sim` and `real`, BC head and MPPI.
 # Usage: bash benchmarks/peg_head_no_actions.sh   (≈ 10 min of data, 2 × ≈ 10 min of training, ≈ 50 min of evaluation)
 # Records: benchmarks/results/peg_head_no_actions.jsonl (stages), benchmarks/results/bc_history_reliance.jsonl.
 set -euo pipefail
@@ -12,17 +13,19 @@ R=${R:-runs}; STEPS=${STEPS:-5000}; BASE=${BASE:-checkpoints/peg-insertion}; DAT
 REC=benchmarks/results/peg_head_no_actions.jsonl
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 [ -f "$DATA/stats.json" ] || simdist generate peg-insertion --episodes 2000 --workers 1 --seed 28 --out "$DATA" --quiet
-head_only() {  # OUT SEES_ACTIONS
+head_only() {  # OUT MODEL_FIELD=VALUE
   [ -f "$1/model.safetensors" ] || simdist finetune --checkpoint "$BASE" --data "$DATA" --out "$1" --preset cpu \
     --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 --steps "$STEPS" --set batch_size=256 \
     --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 --set val_every=1000 \
-    --model-set policy_sees_actions="$2" --quiet
+    --model-set "$2" --quiet
 }
-head_only "$R/peg_head_actions" true  # the control: the same retraining with the paper's context
-head_only "$R/peg_head_noact" false
+head_only "$R/peg_head_actions" policy_sees_actions=true  # the control: the same retraining, the paper's context
+head_only "$R/peg_head_noact" policy_sees_actions=false
+head_only "$R/peg_head_actdrop" policy_action_dropout=0.5
 python benchmarks/bc_history_reliance.py --data "$DATA" \
-  --checkpoints "$BASE" "$R/peg_head_actions" "$R/peg_head_noact" --out benchmarks/results/bc_history_reliance.jsonl
-for ckpt in "$BASE" "$R/peg_head_actions" "$R/peg_head_noact"; do
+  --checkpoints "$BASE" "$R/peg_head_actions" "$R/peg_head_noact" "$R/peg_head_actdrop" \
+  --out benchmarks/results/bc_history_reliance.jsonl
+for ckpt in "$BASE" "$R/peg_head_actions" "$R/peg_head_noact" "$R/peg_head_actdrop"; do
   for domain in sim real; do
     for agent in policy manipulation-prior; do
       MPPI=(); [ "$agent" = policy ] || MPPI=(--mppi "$agent")
