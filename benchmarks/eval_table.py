@@ -8,10 +8,9 @@ Rows without "grids" (e.g. DAgger collection summaries) are skipped.
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import defaultdict
-from pathlib import Path
+
+from records import load_records, records_parser
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -36,12 +35,10 @@ def table(rows: list[dict]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("records", nargs="+", type=Path)
+    ap = records_parser(__doc__)
     ap.add_argument("--model", help="only rows of this model")
     args = ap.parse_args()
-    rows = [json.loads(line) for p in args.records for line in p.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if args.model is None or r.get("model") == args.model]
+    rows = [r for r in load_records(args.records) if args.model is None or r.get("model") == args.model]
     print("\n".join(table(rows)))
 
 

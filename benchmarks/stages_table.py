@@ -10,10 +10,9 @@ Columns: pooled trials and seeds, mean reach (in [0, 1]), then episodes that hel
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import defaultdict
-from pathlib import Path
+
+from records import load_records, records_parser
 
 OVER_HOLE_MM = 2.0  # within the lead-in's reach: Table Leg's thread catches within 1.5 mm of the axis
 LIFTED = 0.9  # the lift term rises with height until the part is clear of its fixture or rack; 1.0 once in the hole
@@ -47,15 +46,10 @@ def table(rows: list[dict]) -> list[str]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("records", nargs="+", type=Path)
+    ap = records_parser(__doc__)
     ap.add_argument("--checkpoint", help="only rows whose checkpoint path contains this")
     args = ap.parse_args()
-    missing = [str(p) for p in args.records if not p.is_file()]
-    if missing:
-        raise SystemExit(f"no such records file: {', '.join(missing)}")
-    rows = [json.loads(line) for p in args.records for line in p.read_text().splitlines() if line.strip()]
-    rows = [r for r in rows if args.checkpoint is None or args.checkpoint in r["checkpoint"]]
+    rows = [r for r in load_records(args.records) if args.checkpoint is None or args.checkpoint in r["checkpoint"]]
     if not rows:
         raise SystemExit(f"no stage records{' for ' + args.checkpoint if args.checkpoint else ''} in "
                          f"{', '.join(map(str, args.records))}")
