@@ -94,11 +94,8 @@ def test_policy_action_dropout_hides_past_actions_from_the_head_in_training_only
 
     model = WorldModel(replace(cfg, policy_action_dropout=0.5), SPECS["proprio"]).train()
     b = batch_for(model, 256)
-    torch.manual_seed(1)
-    zeroed = model(b)["policy"]
-    b["hist_action"].zero_()
-    b["hist_action"] += model.normalizer.denormalize("action", torch.zeros(model.spec.action_dim))
-    torch.manual_seed(1)  # the same windows dropped: those match the true mean action's output, the rest do not
+    zeroed = model(b)["policy"]  # about half the windows' actions zeroed to the mean action for the head
+    b["hist_action"][:] = model.normalizer.denormalize("action", torch.zeros(model.spec.action_dim))
     same = (model(b)["policy"] - zeroed).abs().amax(dim=(1, 2)) < 1e-5
     assert 0.35 < same.float().mean() < 0.65
     with pytest.raises(ValueError, match="policy_action_dropout"):
