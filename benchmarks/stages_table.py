@@ -3,9 +3,9 @@ domain, agent, grid, overrides), counting how many got through each stage.
 
     python benchmarks/stages_table.py benchmarks/results/table_leg_stages.jsonl [--checkpoint tl_noact_200k]
 
-Columns: pooled trials and seeds, mean reach (in [0, 1]), then episodes that held the part (grasp), lifted it clear,
-(lift ≥ 0.9), brought it within 2 mm of the hole axis while holding it, got it into the lead-in (insert > 0), engaged the thread
-(thread > 0; Table Leg only) and succeeded.
+Columns: pooled trials and seeds, mean reach (in [0, 1]), then episodes that held the part (grasp), lifted it clear
+(lift ≥ 0.9), brought it within 2 mm of the hole axis while holding it, got it into the lead-in (insert > 0),
+engaged the thread (thread > 0; Table Leg only, "–" elsewhere) and succeeded.
 """
 
 from __future__ import annotations
@@ -24,15 +24,17 @@ def stage_counts(episodes: list[dict]) -> dict[str, int | None]:
 
     return {"grasp": sum(e["grasp"] >= 1.0 for e in episodes), "lift": sum(e["lift"] >= LIFTED for e in episodes),
             "over hole": sum(near(e) for e in episodes), "insert": sum(e["insert"] > 0 for e in episodes),
-            "thread": sum(e["thread"] > 0 for e in episodes) if "thread" in episodes[0] else None, "success": sum(e["success"] for e in episodes)}
+            "thread": sum(e["thread"] > 0 for e in episodes) if "thread" in episodes[0] else None,
+            "success": sum(e["success"] for e in episodes)}
 
 
 def table(rows: list[dict]) -> list[str]:
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["checkpoint"], r["domain"], r["agent"], r["grid"], " ".join(r.get("set", [])))].append(r)
-    lines = ["| checkpoint | domain | agent | grid | trials (seeds) | reach | grasp | lift | over hole | insert | thread "
-             "| success |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    header = ["checkpoint", "domain", "agent", "grid", "trials (seeds)", "reach", "grasp", "lift", "over hole",
+              "insert", "thread", "success"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (ckpt, domain, agent, grid, overrides), rs in sorted(groups.items()):
         episodes = [e for r in rs for e in r["episodes"]]
         seeds = sorted({r.get("seed", 0) for r in rs})

@@ -237,7 +237,7 @@ class WorldModel(nn.Module):
         context = self.context_n(z, hist_p, hist_a)
         zhat = self.latents_n(self.dynamics["decoder"].cache(context), actions_n)
         policy_context = context
-        if self.training and self.cfg.policy_action_dropout > 0:  # zeroed (mean) past actions, for the BC head only
+        if self.training and self.cfg.policy_action_dropout > 0 and self.cfg.policy_sees_actions:  # BC head only
             keep = torch.rand(z.shape[0], 1, 1, device=z.device) >= self.cfg.policy_action_dropout
             policy_context = self.context_n(z, hist_p, hist_a * keep)
         out = {
