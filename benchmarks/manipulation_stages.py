@@ -2,6 +2,8 @@
 
     python benchmarks/manipulation_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation --set prior_weight=10] [--domain real]
     python benchmarks/manipulation_stages.py --task table-leg --checkpoint runs/table_leg/pretrained --trials 10
+    python benchmarks/manipulation_stages.py --task table-leg --checkpoint CKPT --domain real \
+        --physics benchmarks/physics/table_leg_real_arm_sim.json   # `real` with one group of effects put back
 
 For every episode, from the exact state (read from the env's diagnostic oracle, which no learning code sees): the
 best value of each dense-reward stage (each in [0, 1]; Peg Insertion: reach, grasp, lift, align, insert, see
@@ -23,6 +25,7 @@ from simdist.checkpoint import load_model
 from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.tasks.base import apply_physics_overrides
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task
 from simdist.tasks.table_leg import reward as leg_reward
@@ -64,6 +67,7 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--domain", default="sim", choices=("sim", "real"))
+    p.add_argument("--physics", default=None, help="JSON/YAML file overriding the domain's physics")
     p.add_argument("--mppi", default=None, help="MPPI preset (default: the BC head alone)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="override an MPPIConfig field")
     p.add_argument("--out", default=None, help="JSON-lines file to append the result to")
@@ -73,7 +77,8 @@ def main() -> None:
     model = load_model(args.checkpoint)
     mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
     agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
-    env = task.make_env(args.domain, seed=args.seed)
+    physics = apply_physics_overrides(task.default_physics(args.domain), args.physics) if args.physics else None
+    env = task.make_env(args.domain, physics, seed=args.seed)
     terms_of = functools.partial(STAGE_TERMS[args.task], env)
     rows = []
 
@@ -99,7 +104,8 @@ def main() -> None:
     mean = {k: float(np.mean([r[k] for r in rows])) for k in keys}
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": args.task, "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set,
-          "grid": args.grid, "domain": args.domain, "seed": args.seed, "trials": args.trials,
+          "grid": args.grid, "domain": args.domain,
+          **({"physics": args.physics} if args.physics else {}), "seed": args.seed, "trials": args.trials,
           "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
 
 

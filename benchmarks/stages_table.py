@@ -13,6 +13,7 @@ term is 1.0 in the lead-in) and not as grasped: on Table Leg lift can exceed gra
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 from records import load_records, records_parser
 
@@ -37,7 +38,8 @@ def stage_counts(episodes: list[dict], task: str) -> dict[str, int | None]:
 def table(rows: list[dict]) -> list[str]:
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows:
-        groups[(r["task"], r["checkpoint"], r["domain"], r["agent"], r["grid"], " ".join(r.get("set", [])))].append(r)
+        world = r["domain"] + (f" + {Path(r['physics']).stem}" if r.get("physics") else "")
+        groups[(r["task"], r["checkpoint"], world, r["agent"], r["grid"], " ".join(r.get("set", [])))].append(r)
     header = ["checkpoint", "domain", "agent", "grid", "trials (seeds)", "reach", "grasp", "lift", "over hole",
               "insert", "thread", "success"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
