@@ -13,14 +13,17 @@ cd "$(dirname "$0")/.."
 TASK=${TASK:-table-leg}; DOMAINS=${DOMAINS:-sim real}; FROM=${FROM:-step_0}; SEEDS=${SEEDS:-0 1 2 3}; TRIALS=${TRIALS:-10}
 REC=${REC:-benchmarks/results/table_leg_stages.jsonl}
 trap 'kill -CONT "$PID" 2>/dev/null || true' EXIT
-# config.json is written after the weights, so its presence means a complete checkpoint.
-evaluated() { grep -q "\"checkpoint\": \"$1\", \"agent\": \"policy\".*\"domain\": \"$2\"" "$REC" 2>/dev/null; }
+# config.json is written after the weights, so its presence means a complete checkpoint; rows with a `physics`
+# override (between "domain" and "seed") are other worlds and do not count.
+evaluated() { grep -q "\"checkpoint\": \"$1\", \"agent\": \"policy\".*\"domain\": \"$2\", \"seed\"" "$REC" 2>/dev/null; }
 while :; do
   alive=0; kill -0 "$PID" 2>/dev/null && alive=1
   for ckpt in $(ls -d "$RUN"/step_* 2>/dev/null | sort); do
     [ -f "$ckpt/config.json" ] && [[ ! "$(basename "$ckpt")" < "$FROM" ]] || continue
+    fresh=0
     for domain in $DOMAINS; do
       evaluated "$ckpt" "$domain" && continue
+      fresh=1
       kill -STOP "$PID" 2>/dev/null || true
       for s in $SEEDS; do
         OMP_NUM_THREADS=1 python benchmarks/manipulation_stages.py --task "$TASK" --checkpoint "$ckpt" \
@@ -29,7 +32,7 @@ while :; do
       wait
       kill -CONT "$PID" 2>/dev/null || true
     done
-    python benchmarks/stages_table.py "$REC" --checkpoint "$ckpt" | tail -n +3
+    [ "$fresh" = 0 ] || python benchmarks/stages_table.py "$REC" --checkpoint "$ckpt" | tail -n +3
   done
   [ "$alive" = 1 ] || break
   sleep 60
