@@ -6,7 +6,7 @@ Wilson intervals on the success line.
         --out docs/img/table_leg_200k_stages.png
 
 Checkpoints are the `step_NNNNNN` folders that `--train-set keep_checkpoints=true` keeps; rows of other agents
-than `--agent` (default: the BC head alone) are left out.
+than `--agent` (default: the BC head alone) and rows evaluated with a `--physics` override are left out.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def curves(rows: list[dict], agent: str) -> dict[str, dict[int, dict]]:
     task = {}
     for r in rows:
         match = STEP.search(r["checkpoint"].rstrip("/"))
-        if match and r["agent"] == agent:
+        if match and r["agent"] == agent and not r.get("physics"):  # overridden worlds are other curves
             pooled[(r["domain"], int(match.group(1)))] += r["episodes"]
             task[r["domain"]] = r["task"]
     out: dict[str, dict[int, dict]] = defaultdict(dict)
