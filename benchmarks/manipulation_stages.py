@@ -1,9 +1,10 @@
 """How far a manipulation agent gets through the task's stages (where success alone reads 0 / N).
 
-    python benchmarks/manipulation_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 [--mppi paper-manipulation --set prior_weight=10] [--domain real]
+    python benchmarks/manipulation_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 \
+        [--mppi paper-manipulation --set prior_weight=10] [--domain real]
     python benchmarks/manipulation_stages.py --task table-leg --checkpoint runs/table_leg/pretrained --trials 10
     python benchmarks/manipulation_stages.py --task table-leg --checkpoint CKPT --domain real \
-        --physics benchmarks/physics/table_leg_real_arm_sim.json   # `real` with one group of effects put back
+        --physics benchmarks/physics/table_leg_real_arm_sim.json   # `real` with one gap group put back to sim
 
 For every episode, from the exact state (read from the env's diagnostic oracle, which no learning code sees): the
 best value of each dense-reward stage (each in [0, 1]; Peg Insertion: reach, grasp, lift, align, insert, see
@@ -25,7 +26,7 @@ from simdist.checkpoint import load_model
 from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
-from simdist.tasks.base import apply_physics_overrides
+from simdist.tasks.base import domain_physics
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task
 from simdist.tasks.table_leg import reward as leg_reward
@@ -77,7 +78,7 @@ def main() -> None:
     model = load_model(args.checkpoint)
     mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
     agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
-    physics = apply_physics_overrides(task.default_physics(args.domain), args.physics) if args.physics else None
+    physics = domain_physics(task, args.domain, args.physics)
     env = task.make_env(args.domain, physics, seed=args.seed)
     terms_of = functools.partial(STAGE_TERMS[args.task], env)
     rows = []

@@ -20,7 +20,6 @@ One JSON line per (variant, seed) to stdout and, appended, to `--out`; the same 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import time
 
@@ -30,36 +29,12 @@ from simdist.checkpoint import load_model
 from simdist.config import mppi_preset
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
-from simdist.tasks.base import apply_physics_overrides
-from simdist.tasks.peg_insertion.physics import PegPhysics, default_physics
+from simdist.tasks.gaps import ALL, WITH_SIM, gap_groups, reverted_fields
 from simdist.tasks.registry import get_task
 
-GROUPS = {
-    "perception": ("perception_position_noise_range_m", "perception_position_bias_range_m",
-                   "perception_yaw_noise_range_rad"),
-    "arm": ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
-            "gravity_compensation_range", "actuation_latency_range_s"),
-    "contact": ("peg_hole_friction_range", "finger_friction_range", "table_friction_range", "peg_mass_range_kg",
-                "gripper_force_range_n", "pad_rotational_stiffness_range"),
-}
-VARIANTS = {"real": (), **{k: v for k, v in GROUPS.items()}, "sim": sum(GROUPS.values(), ())}
-
-
-def _check_groups_cover_the_gap() -> None:
-    sim, real = default_physics("sim"), default_physics("real")
-    differing = {f.name for f in dataclasses.fields(PegPhysics) if getattr(sim, f.name) != getattr(real, f.name)}
-    missing = differing - set(VARIANTS["sim"])
-    if missing:
-        raise RuntimeError(f"real-domain effects in no group: {sorted(missing)}")
-
-
-def physics_for(variant: str) -> PegPhysics:
-    sim = default_physics("sim")
-    overrides = {}
-    for name in VARIANTS[variant]:
-        low, high = getattr(sim, name)
-        overrides[name] = ((low + high) / 2, (low + high) / 2)
-    return apply_physics_overrides(default_physics("real"), overrides)
+TASK = get_task("peg-insertion")
+# variant -> the gap groups it puts back to sim: perception, arm, contact (PegPhysics's GAP_GROUPS) one at a time
+VARIANTS = {"real": [], **{g: [g] for g in gap_groups(TASK) if g != ALL}, "sim": [ALL]}
 
 
 def main() -> None:
@@ -73,15 +48,15 @@ def main() -> None:
     p.add_argument("--out", default=None, help="JSON-lines file to append the rows to")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    _check_groups_cover_the_gap()
-    task = get_task("peg-insertion")
+    task = TASK
     agent = MPPIAgent(load_model(args.checkpoint), mppi_preset(args.mppi))
     for variant in args.variants:
         for seed in args.seeds:
             start = time.perf_counter()
-            env = task.make_env("real", physics_for(variant), seed=seed)
+            env = task.make_env("real", {WITH_SIM: VARIANTS[variant]}, seed=seed)
             res = rollout(task, env, agent, task.initial_conditions(args.grid, args.trials, seed=seed), seed=seed)
-            emit({"benchmark": "peg_real_gaps_planner", "variant": variant, "reverted": list(VARIANTS[variant]),
+            emit({"benchmark": "peg_real_gaps_planner", "variant": variant,
+                  "reverted": list(reverted_fields(task, VARIANTS[variant])),
                   "checkpoint": args.checkpoint, "mppi": args.mppi, "grid": args.grid, "seed": seed,
                   **res.summary(task.spec.control_period_s), "wall_s": round(time.perf_counter() - start, 1)},
                  args.out)

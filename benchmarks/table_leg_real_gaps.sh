@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Which part of Table Leg's sim-to-real gap costs a checkpoint: `real` with one group of effects put back to the
-# `sim` range midpoint (benchmarks/physics/table_leg_real_{perception,arm,grasp,thread,all}_sim.json; the groups
-# cover every field in which the two domains differ, docs/tasks/table-leg.md), staged evaluation of the BC head,
+# `sim` range midpoint (benchmarks/physics/table_leg_real_{perception,arm,grasp,thread,all}_sim.json name the groups,
+# TableLegPhysics's GAP_GROUPS, which cover every field in which the two domains differ; simdist.tasks.gaps computes
+# the values from the documented physics at run time), staged evaluation of the BC head,
 # Narrow grid, SEEDS × TRIALS, two single-thread evaluations at a time. With PID set, that process (a running
 # pretraining) is paused meanwhile. Session 29:
 #   CKPT=runs/tl_noact_200k/step_045000 PID=$(pgrep -f 'pretrain.*tl_noact_200k') bash benchmarks/table_leg_real_gaps.sh

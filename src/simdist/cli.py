@@ -290,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
                     help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
     sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--physics", help="JSON/YAML physics override file")
+    sp.add_argument("--physics", help='JSON/YAML physics override file; {"with_sim": ["arm"]} puts part of the real '
+                    "gap back to sim (simdist.tasks.gaps)")
     expert = sub.add_parser("expert", help="privileged expert commands").add_subparsers(dest="expert_cmd", required=True)
     sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")
     sp.set_defaults(fn=cmd_expert_eval)

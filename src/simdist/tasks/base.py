@@ -109,6 +109,7 @@ class Task(Protocol):
 
     spec: TaskSpec
     physics_type: type  # the dataclass holding this task's physics parameters
+    # optional: gap_groups, group name -> the physics fields of its sim-to-real gap (simdist.tasks.gaps)
 
     def default_physics(self, domain: str) -> Any:
         """The documented physics parameters of ``domain`` (an instance of ``physics_type``)."""
@@ -191,6 +192,16 @@ def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | No
             value = type(current)(value)
         changes[key] = value
     return dataclasses.replace(base, **changes)
+
+
+def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
+    """``task``'s physics in ``domain``: ``physics`` itself when it is the task's physics dataclass, else the domain
+    defaults with ``physics`` (overrides: dict or JSON/YAML file, may hold ``with_sim``, simdist.tasks.gaps) applied."""
+    if isinstance(physics, task.physics_type):
+        return physics
+    from simdist.tasks.gaps import expand_with_sim  # gaps builds on this module
+
+    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics))
 
 
 def check_domain(domain: str) -> str:

@@ -11,12 +11,10 @@ The loops are :mod:`simdist.tasks.ur5e.measure`'s; this script adds the real-gap
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 
-from simdist.tasks.base import apply_physics_overrides
-from simdist.tasks.peg_insertion.physics import PegPhysics, default_physics
+from simdist.tasks.gaps import WITH_SIM, gap_fields
 from simdist.tasks.peg_insertion.task import PegInsertionTask
 from simdist.tasks.ur5e.measure import measure_expert, measure_speed, measure_suboptimal
 from simdist.tasks.ur5e.rollout import success_rate
@@ -26,21 +24,19 @@ SPEED_STEPS, SPEED_EXPERT_TRIALS = 1000, 20
 
 
 def measure_real_gaps(trials: int, grid: str) -> dict[str, float]:
-    """Expert success in `real` with one effect at a time put back to its `sim` value (range midpoint)."""
+    """Expert success in `real` with one effect at a time put back to `sim` (simdist.tasks.gaps). Perception effects
+    are left out: the expert acts on true state."""
     task = PegInsertionTask()
-    sim, real = default_physics("sim"), default_physics("real")
     ics = task.initial_conditions(grid, trials, seed=0)
     variants: dict[str, dict] = {"real (all effects)": {}}
-    for f in dataclasses.fields(PegPhysics):
-        if getattr(sim, f.name) != getattr(real, f.name) and not f.name.startswith("perception"):
-            value = getattr(sim, f.name)
-            middle = (value[0] + value[1]) / 2
-            variants[f"{f.name} -> sim"] = {f.name: (middle, middle)}
+    for name in gap_fields(task):
+        if not name.startswith("perception"):
+            variants[f"{name} -> sim"] = {WITH_SIM: [name]}
     for latency in (0.04, 0.045):
         variants[f"latency {latency * 1000:.0f} ms"] = {"actuation_latency_range_s": (latency, latency)}
     results = {}
     for label, overrides in variants.items():
-        env = task.make_env("real", apply_physics_overrides(real, overrides), seed=0)
+        env = task.make_env("real", overrides, seed=0)
         results[label], _ = success_rate(env, task.expert(), ics)
         log.info("%s: %.2f", label, results[label])
     return results

@@ -46,6 +46,16 @@ class PegPhysics:
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.
 SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(PegPhysics)
 
+# The sim-to-real gap in groups of effects (simdist.tasks.gaps): which part of it costs a policy.
+GAP_GROUPS: dict[str, tuple[str, ...]] = {
+    "perception": ("perception_position_noise_range_m", "perception_position_bias_range_m",
+                   "perception_yaw_noise_range_rad"),
+    "arm": ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
+            "gravity_compensation_range", "actuation_latency_range_s"),
+    "contact": ("peg_hole_friction_range", "finger_friction_range", "table_friction_range", "peg_mass_range_kg",
+                "gripper_force_range_n", "pad_rotational_stiffness_range"),
+}
+
 
 def default_physics(domain: str) -> PegPhysics:
     """Documented defaults: ``sim`` = randomisation ranges, ``real`` = one fixed, harder world."""

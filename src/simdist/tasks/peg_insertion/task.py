@@ -9,7 +9,7 @@ import numpy as np
 from simdist.tasks.peg_insertion import expert as expert_module
 from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsertionEnv
 from simdist.tasks.peg_insertion.layout import PROPRIO
-from simdist.tasks.peg_insertion.physics import PegPhysics, default_physics
+from simdist.tasks.peg_insertion.physics import GAP_GROUPS, PegPhysics, default_physics
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
@@ -52,6 +52,7 @@ class PegInsertionTask(UR5eTask):
     physics_type = PegPhysics
     env_type = PegInsertionEnv
     physics_defaults = staticmethod(default_physics)
+    gap_groups = GAP_GROUPS
     grid_table = GRIDS
     training_grid = TRAINING_GRID
     expert_module = expert_module

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from simdist.experts.fitted_critic import CriticFitConfig, MLPCritic
-from simdist.tasks.base import TaskSpec, apply_physics_overrides, check_domain
+from simdist.tasks.base import TaskSpec, check_domain, domain_physics
 from simdist.tasks.pendulum import experts
 from simdist.tasks.pendulum.env import PendulumEnv, sample_initial_condition
 from simdist.tasks.pendulum.physics import REAL, SIM, PendulumPhysics
@@ -32,8 +32,7 @@ class PendulumTask:
         return {"sim": SIM, "real": REAL}[check_domain(domain)]
 
     def make_env(self, domain: str, physics: PendulumPhysics | dict | str | None = None, seed: int = 0) -> PendulumEnv:
-        base = self.default_physics(domain)
-        phys = physics if isinstance(physics, PendulumPhysics) else apply_physics_overrides(base, physics)
+        phys = domain_physics(self, domain, physics)
         return PendulumEnv(domain, phys, self.spec.episode_steps, seed)
 
     def expert(self) -> experts.EnergyPDPolicy:

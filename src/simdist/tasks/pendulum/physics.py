@@ -4,7 +4,7 @@
 stronger motor (1.5× nominal, outside the randomised ±10 %) acting 60 ms late (the simulator has no latency):
 a sim-trained planner overshoots and oscillates, but the task stays as feasible as in simulation, so the
 expert's value function remains a valid guide once the dynamics are adapted.
-Override any field from a JSON/YAML file with `--physics FILE` (see simdist.tasks.base.apply_physics_overrides).
+Override any field from a JSON/YAML file with `--physics FILE` (see simdist.tasks.base.domain_physics).
 """
 
 from __future__ import annotations

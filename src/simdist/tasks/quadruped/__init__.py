@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from simdist.tasks.base import TaskSpec, apply_physics_overrides, check_domain
+from simdist.tasks.base import TaskSpec, check_domain, domain_physics
 from simdist.tasks.quadruped import experts
 from simdist.tasks.quadruped.batch_env import HEIGHT_NOISE_STD, PROPRIO_DIM, PROPRIO_NOISE_STD, SCAN_SHAPE
 from simdist.tasks.quadruped.course_env import QuadrupedCourseEnv, time_limit_s
-from simdist.tasks.quadruped.physics import REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
+from simdist.tasks.quadruped.physics import GAP_GROUPS, REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
 from simdist.tasks.quadruped.robot import CONTROL_PERIOD_S
 from simdist.tasks.quadruped.scenes import COURSES
 from simdist.tasks.quadruped.terrain_env import TerrainWalkEnv
@@ -37,6 +37,7 @@ class CourseTaskConfig:
 
 class QuadrupedCourseTask:
     physics_type = QuadrupedPhysics
+    gap_groups = GAP_GROUPS
     generation_preset = "quadruped"
 
     def __init__(self, config: CourseTaskConfig):
@@ -58,8 +59,7 @@ class QuadrupedCourseTask:
 
     def make_env(self, domain: str, physics: QuadrupedPhysics | dict | str | None = None,
                  seed: int = 0) -> QuadrupedCourseEnv | TerrainWalkEnv:
-        base = self.default_physics(domain)
-        phys = physics if isinstance(physics, QuadrupedPhysics) else apply_physics_overrides(base, physics)
+        phys = domain_physics(self, domain, physics)
         if phys.scene == "terrain":
             if domain != "sim":
                 raise ValueError("scene='terrain' (randomised training terrain) exists only in the sim domain")

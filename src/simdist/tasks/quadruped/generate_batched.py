@@ -37,7 +37,7 @@ from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
 from simdist.tasks.quadruped.course_env import time_limit_s
-from simdist.tasks.base import apply_physics_overrides
+from simdist.tasks.base import domain_physics
 from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
 
 SCENES = ("terrain", "course")
@@ -104,7 +104,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         raise ValueError(f"unknown scene {scene!r}; valid scenes: {list(SCENES)}")
     if domain == "real" and scene != "course":
         raise ValueError("domain 'real' needs scene 'course': the training terrain exists only in simulation")
-    physics = apply_physics_overrides(task.default_physics(domain), physics)
+    physics = domain_physics(task, domain, physics)
     cfg = cfg or generation_preset("quadruped")
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain=domain, control_period_s=spec.control_period_s,

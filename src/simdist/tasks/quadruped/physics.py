@@ -17,7 +17,7 @@ surfaces get priority 0 in `sim`: the randomised feet decide, exactly as in trai
   priority 2: a standing robot's feet sink ≈ 2.9 cm (front) / 2.3 cm (rear) into the 5 cm pads (measured,
   tests/test_quadruped.py). machine-facts §3's softer (0.1 s; 0.7) recipe lets this robot's feet go through
   to the floor. MuJoCo soft contacts are acceleration-based, so sink does not scale with load as foam's does.
-Override any field from a JSON/YAML file with ``--physics FILE`` (see simdist.tasks.base.apply_physics_overrides).
+Override any field from a JSON/YAML file with ``--physics FILE`` (see simdist.tasks.base.domain_physics).
 """
 
 from __future__ import annotations
@@ -61,3 +61,10 @@ _REAL_ROBOT = dict(  # one fixed, in-range robot: no randomisation on hardware
 REAL_SLIPPERY_SLOPE = QuadrupedPhysics(**_REAL_ROBOT, panel_friction=0.15, panel_priority=2)
 REAL_FOAM = QuadrupedPhysics(**_REAL_ROBOT, foam_solref=(0.05, 1.0), foam_solimp=(0.9, 0.9, 0.05, 0.5, 2.0),
                              foam_priority=2)
+# The sim-to-real gap in groups of effects (simdist.tasks.gaps); each task's gap is the fields that differ for it.
+GAP_GROUPS: dict[str, tuple[str, ...]] = {
+    "robot": ("trunk_mass_offset_range", "foot_friction_range", "kp_scale_range", "kd_scale_range",
+              "joint_friction_range", "reset_joint_scale_range"),
+    "sensing": ("obs_noise_scale",),
+    "ground": ("panel_friction", "panel_priority", "foam_solref", "foam_solimp", "foam_priority"),
+}

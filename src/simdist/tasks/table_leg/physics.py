@@ -53,6 +53,18 @@ class TableLegPhysics:
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.
 SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(TableLegPhysics)
 
+# The sim-to-real gap in groups of effects (simdist.tasks.gaps): which part of it costs a policy.
+GAP_GROUPS: dict[str, tuple[str, ...]] = {
+    "perception": ("perception_position_noise_range_m", "perception_position_bias_range_m",
+                   "perception_angle_noise_range_rad"),
+    "arm": ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
+            "gravity_compensation_range", "actuation_latency_range_s"),
+    "grasp": ("finger_friction_range", "gripper_force_range_n", "pad_rotational_stiffness_range", "leg_mass_range_kg",
+              "tabletop_friction_range"),
+    "thread": ("thread_friction_torque_range_nm", "engage_max_tilt_range_rad", "cross_thread_tilt_range_rad",
+               "thread_start_turns_range"),
+}
+
 
 def default_physics(domain: str) -> TableLegPhysics:
     """Documented defaults: ``sim`` = randomisation ranges, ``real`` = one fixed, harder world."""

@@ -10,7 +10,7 @@ import numpy as np
 from simdist.tasks.table_leg import expert as expert_module
 from simdist.tasks.table_leg.env import CONTROL, InitialCondition, TableLegEnv
 from simdist.tasks.table_leg.layout import PROPRIO
-from simdist.tasks.table_leg.physics import TableLegPhysics, default_physics
+from simdist.tasks.table_leg.physics import GAP_GROUPS, TableLegPhysics, default_physics
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "table-leg"
@@ -31,7 +31,8 @@ class Grid:
     def sample(self, rng: np.random.Generator) -> InitialCondition:
         half = self.side_m / 2
         return InitialCondition(
-            rack_xy=(float(self.centre[0] + rng.uniform(-half, half)), float(self.centre[1] + rng.uniform(-half, half))),
+            rack_xy=(float(self.centre[0] + rng.uniform(-half, half)),
+                     float(self.centre[1] + rng.uniform(-half, half))),
             leg_yaw=float(rng.uniform(-self.yaw_range_rad, self.yaw_range_rad)),
             tabletop_offset_xy=tuple(float(v) for v in rng.uniform(-self.tabletop_offset_m, self.tabletop_offset_m, 2)),
             tabletop_yaw=float(rng.uniform(-self.tabletop_yaw_range_rad, self.tabletop_yaw_range_rad)),
@@ -52,6 +53,7 @@ class TableLegTask(UR5eTask):
     physics_type = TableLegPhysics
     env_type = TableLegEnv
     physics_defaults = staticmethod(default_physics)
+    gap_groups = GAP_GROUPS
     grid_table = GRIDS
     training_grid = TRAINING_GRID
     expert_module = expert_module
@@ -60,5 +62,6 @@ class TableLegTask(UR5eTask):
         from simdist.experts.fitted_critic import MLPCritic
 
         if not (PACKAGE_DIR / "critic.json").exists():
-            raise FileNotFoundError("table-leg critic missing; fit it with `python -m simdist.tasks.table_leg.measure critic`")
+            raise FileNotFoundError("table-leg critic missing; fit it with "
+                                    "`python -m simdist.tasks.table_leg.measure critic`")
         return MLPCritic.load(PACKAGE_DIR)

@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY, TaskSpec, apply_physics_overrides, check_domain
+from simdist.tasks.base import PROPRIO_KEY, TaskSpec, check_domain, domain_physics
 from simdist.tasks.ur5e.env import ACTION_DIM, ControlConfig
 from simdist.tasks.ur5e.layout import VectorLayout
 
@@ -37,6 +37,7 @@ class UR5eTask:
     physics_type: type
     env_type: type  # a UR5eEnv subclass
     physics_defaults: Callable  # domain -> the task's documented physics
+    gap_groups: dict  # group name -> physics fields of the sim-to-real gap (simdist.tasks.gaps)
     grid_table: dict  # evaluation grid name -> Grid (with ``sample(rng) -> InitialCondition``)
     training_grid: object  # resets of make_env's envs when no initial condition is given
     expert_module: ModuleType  # with expert() and suboptimal_policies()
@@ -45,10 +46,9 @@ class UR5eTask:
         return type(self).physics_defaults(domain)
 
     def make_env(self, domain: str, physics=None, seed: int = 0):
-        """``physics``: the task's physics dataclass, or overrides (dict / YAML path) of the domain defaults."""
+        """``physics``: the task's physics dataclass, or overrides of the defaults (tasks.base.domain_physics)."""
         check_domain(domain)
-        if not isinstance(physics, self.physics_type):
-            physics = apply_physics_overrides(self.default_physics(domain), physics)
+        physics = domain_physics(self, domain, physics)
         return self.env_type(domain, physics, seed=seed, sample_initial_condition=self.training_grid.sample)
 
     def expert(self):
