@@ -119,11 +119,12 @@ def test_config_overrides_are_typed_and_checked():
     from simdist.config import TrainConfig
 
     assert parse_overrides(TrainConfig, ["decay_steps=500", "grad_clip=none"]) == {"decay_steps": 500, "grad_clip": None}
-    from simdist.cli import _mppi, build_parser
+    from simdist.cli import build_parser
+    from simdist.commands import mppi_from_flags
 
     args = build_parser().parse_args(["adapt", "pendulum", "--checkpoint", "c", "--out", "o", "--mppi-set",
                                       "value_weight=0", "--mppi-set", "samples=16", "--prior-weight", "3"])
-    cfg = _mppi("cpu", args.prior_weight, args.mppi_set)
+    cfg = mppi_from_flags("cpu", args.prior_weight, args.mppi_set)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
     from simdist.config import finetune_preset, with_steps
 

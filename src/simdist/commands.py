@@ -1,0 +1,197 @@
+"""What each `simdist` command does: one function per command, each a thin call into the library (cli.py builds the
+parser and prints the result). Heavy imports stay inside the functions, so `simdist --help` starts fast."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simdist.config import CorrectionConfig
+
+
+def _task(name: str):
+    from simdist.tasks import get_task
+
+    return get_task(name)
+
+
+def cmd_tasks(args) -> dict:
+    from simdist.tasks import task_names
+
+    return {"tasks": task_names()}
+
+
+def cmd_generate(args) -> dict:
+    from simdist.data.generate import expert_only, generate, generation_preset
+
+    task = _task(args.task)
+    cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
+    cfg = expert_only(cfg) if args.expert_only else cfg
+    return generate(task, args.out, args.episodes, args.workers, args.seed, cfg, physics=args.physics,
+                    progress=not args.quiet)
+
+
+def cmd_merge(args) -> dict:
+    from simdist.data.episodes import episode_files, merge_datasets
+
+    root = merge_datasets(args.out, args.sources, copy=args.copy)
+    return {"out": str(root), "sources": args.sources, "files": len(episode_files(root))}
+
+
+def cmd_pretrain(args) -> dict:
+    from simdist.checkpoint import read_config
+    from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
+                                replace, train_preset, with_steps)
+    from simdist.train import pretrain
+
+    cfg = train_preset(args.preset)
+    cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
+    if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
+        cfg = replace(with_steps(cfg, args.steps), decay_steps=args.steps,
+                      checkpoint_every=min(cfg.checkpoint_every, max(1, args.steps // 4)))
+    cfg = replace(cfg, **parse_overrides(TrainConfig, args.train_set or []))
+    # A warm start keeps the checkpoint's architecture; --model-set may only add to it (e.g. reconstruction).
+    base = from_dict(ModelConfig, read_config(args.init_from)["model"]) if args.init_from else model_preset(args.preset)
+    model_cfg = replace(base, **parse_overrides(ModelConfig, args.model_set or []))
+    result = pretrain(args.data, args.out, model_cfg, cfg, progress=not args.quiet, init_from=args.init_from)
+    return {"checkpoint": str(result.out_dir), "steps": result.steps, "train_loss": result.train_loss,
+            "val_loss": result.val_loss}
+
+
+def cmd_finetune(args) -> dict:
+    from simdist.config import (FinetuneConfig, LossConfig, ModelConfig, finetune_preset, parse_overrides, replace,
+                                with_steps)
+    from simdist.train import finetune
+
+    cfg = finetune_preset(args.preset)
+    if args.steps:
+        cfg = with_steps(cfg, args.steps)
+    if args.trainable:
+        cfg = replace(cfg, trainable=tuple(args.trainable.split(",")))
+    cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
+    cfg = cfg if args.sim_replay is None else replace(cfg, sim_replay_fraction=args.sim_replay)
+    cfg = replace(cfg, **parse_overrides(FinetuneConfig, args.set or []))
+    result = finetune(args.checkpoint, args.data, args.out, cfg, progress=not args.quiet, sim_data=args.sim_data,
+                      model_overrides=parse_overrides(ModelConfig, args.model_set or []))
+    return {"checkpoint": str(result.out_dir), "steps": result.steps, "trainable": list(cfg.trainable),
+            "train_loss": result.train_loss, "val_loss": result.val_loss}
+
+
+def mppi_from_flags(name: str, prior_weight: float | None, overrides: list[str] | None = None):
+    """The named MPPI preset, with `--mppi-set FIELD=VALUE` and `--prior-weight` applied when given."""
+    from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
+
+    cfg = replace(mppi_preset(name), **parse_overrides(MPPIConfig, overrides or []))
+    if prior_weight is not None:
+        if prior_weight < 0:
+            raise ValueError(f"--prior-weight must be >= 0, got {prior_weight}")
+        cfg = replace(cfg, prior_weight=prior_weight)
+    return cfg
+
+
+def cmd_evaluate(args) -> dict:
+    from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
+    from simdist.checkpoint import load_model
+    from simdist.eval.rollout import evaluate_grids
+    from simdist.planning.agent import MPPIAgent, PolicyAgent
+
+    task = _task(args.task)
+    if baseline_method(args.checkpoint):  # a baseline is its own policy: it has no world model to plan with
+        if args.agent == "mppi":
+            raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with "
+                             "(--agent policy)")
+        agent = load_baseline_agent(args.checkpoint)
+    elif args.agent == "policy":
+        agent = PolicyAgent(load_model(args.checkpoint))
+    else:
+        agent = MPPIAgent(load_model(args.checkpoint), mppi_from_flags(args.mppi, args.prior_weight, args.mppi_set))
+    out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
+                         args.trials, args.seed, args.physics, progress=not args.quiet)
+    out["checkpoint"] = str(args.checkpoint)
+    Path(args.checkpoint, "eval_info.json").write_text(json.dumps(out, indent=2))
+    return out
+
+
+def cmd_expert_eval(args) -> dict:
+    from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
+
+    task = _task(args.task)
+    return evaluate_grids(task, lambda env: PrivilegedAgent(task.expert(), env, seed=args.seed), args.domain,
+                          task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed, args.physics,
+                          progress=not args.quiet, source="expert")
+
+
+def cmd_adapt(args) -> dict:
+    from simdist.adapt import AdaptConfig, adapt
+    from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
+    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
+
+    ft = finetune_preset(args.preset)
+    if args.finetune_steps:
+        ft = with_steps(ft, args.finetune_steps)
+    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed,
+                      initial_data=args.initial_data)
+    ft = ft if args.sim_replay is None else replace(ft, sim_replay_fraction=args.sim_replay)
+    corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
+    if corrections.episodes_per_round:  # clone the operator, and keep the head elsewhere (docs/real-robot.md §3)
+        ft = replace(with_bc_head(ft), policy_anchor=CORRECTIONS_POLICY_ANCHOR)
+    ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
+    mppi = mppi_from_flags(args.mppi or args.preset, args.prior_weight, args.mppi_set)
+    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
+                 progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
+
+
+def cmd_demo(args) -> dict:
+    from simdist.checkpoint import shipped_checkpoint
+    from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, run_pipeline
+
+    if args.task == "pendulum":  # every stage, pretraining included, in about 80 s
+        return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
+    return run_pipeline(DEMO_TASK, "cpu", args.out, progress=not args.quiet,
+                        checkpoint=shipped_checkpoint(DEMO_CHECKPOINT), sizing=DEMO)
+
+
+def cmd_run(args) -> dict:
+    from simdist.pipeline import PIPELINE_PRESETS, run_pipeline
+
+    sizing = None
+    if args.mppi or args.grid:
+        from simdist.config import replace
+        base = PIPELINE_PRESETS.get(args.preset)
+        if base is None:
+            raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
+        sizing = replace(base, mppi=args.mppi or base.mppi, grids=tuple(args.grid) if args.grid else base.grids)
+    return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
+                        train_expert=args.train_expert, expert_budget=args.expert_budget, checkpoint=args.checkpoint,
+                        sizing=sizing)
+
+
+def cmd_ablate(args) -> dict:
+    from simdist.ablations import ABLATIONS, run_ablations
+    from simdist.config import finetune_preset, model_preset, replace, train_preset, with_steps
+
+    train_cfg = train_preset(args.preset)
+    if args.steps:
+        train_cfg = replace(with_steps(train_cfg, args.steps), decay_steps=args.steps)
+    ft = finetune_preset(args.preset)
+    if args.finetune_steps:
+        ft = with_steps(ft, args.finetune_steps)
+    if args.sim_replay is not None:
+        ft = replace(ft, sim_replay_fraction=args.sim_replay)
+    names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
+    return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
+                         mppi_from_flags(args.mppi or args.preset, args.prior_weight), args.trials, args.seed,
+                         progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
+                         episodes_per_round=args.episodes_per_round, seeds=args.seeds, grid=args.grid,
+                         expert_data=args.expert_data)
+
+
+def cmd_bench(args) -> dict:
+    from simdist import bench
+
+    if args.what == "plan":
+        from simdist.config import MPPIConfig, parse_overrides
+
+        return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device,
+                                overrides=parse_overrides(MPPIConfig, args.set or []))
+    return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp)
