@@ -8,7 +8,8 @@
 # BC-chunk penalty λ (manipulation-prior: 1000; a smaller one lets the finetuned dynamics move the plan more).
 # With PID set, that process (a running pretraining) is paused meanwhile.
 #   CKPT=runs/tl_noact_200k/step_080000 PRIOR=100 PID=$(pgrep -f 'pretrain.*tl_noact_200k') bash benchmarks/table_leg_adapt.sh
-# Tables: python benchmarks/stages_table.py benchmarks/results/table_leg_stages.jsonl --checkpoint tl_adapt
+# Tables: python benchmarks/stages_table.py benchmarks/results/table_leg_stages.jsonl --checkpoint tl_adapt; rounds:
+# benchmarks/results/table_leg_adapt.jsonl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CKPT:?the pretrained checkpoint to adapt}"
@@ -28,5 +29,15 @@ for domain in $ZERO_SHOT_DOMAINS; do stages "$CKPT" "$domain"; done
 simdist adapt table-leg --checkpoint "$CKPT" --rounds "$ROUNDS" --episodes-per-round "$M" --grid narrow \
   --preset cpu --mppi manipulation-prior --prior-weight "$PRIOR" --sim-data "$SIM" --out "$OUT" --json --quiet \
   | tail -n 1 > "$OUT.json"
-python -c "import json; d = json.load(open('$OUT.json')); print([r['successes'] for r in d['rounds']], d['real_minutes'])"
+python - "$OUT" "$CKPT" "$PRIOR" <<'PY'  # one record per run: successes and held-out latent error per round
+import json, sys
+out, ckpt, prior = sys.argv[1:]
+d = json.load(open(out + ".json"))
+rounds = [{k: v for k, v in r.items() if k != "initial_conditions"} for r in d["rounds"]]
+rec = {"kind": "table_leg_adapt", "checkpoint": ckpt, "out": out, "mppi": "manipulation-prior",
+       "prior_weight": float(prior), "finetune_preset": "cpu", "grid": "narrow", "real_minutes": d["real_minutes"],
+       "rounds": rounds}
+open("benchmarks/results/table_leg_adapt.jsonl", "a").write(json.dumps(rec) + "\n")
+print("successes per round", [sum(r["successes"]) for r in rounds], "robot min", d["real_minutes"])
+PY
 stages "$OUT/round_$(printf %02d "$ROUNDS")/model" real
