@@ -60,16 +60,16 @@ def sim_value(task, name: str) -> Any:
 
 def reverted_fields(task, groups: Sequence[str]) -> tuple[str, ...]:
     """The fields that ``groups`` (group or field names) put back to `sim`; unknown names list the valid ones."""
-    table = gap_groups(task)
+    table, differing = gap_groups(task), gap_fields(task)
     fields: list[str] = []
     for group in groups:
         if group in table:
             names = table[group]
-        elif group in gap_fields(task):
+        elif group in differing:
             names = (group,)
         else:
             raise KeyError(f"unknown gap group {group!r} of {task.spec.name}; valid groups: {list(table)} "
-                           f"(or a differing field: {list(gap_fields(task))})")
+                           f"(or a differing field: {list(differing)})")
         fields += [n for n in names if n not in fields]
     return tuple(fields)
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.base import check_domain
-from simdist.tasks.ur5e.physics import Range, SampledPhysics, sample_ranges, sampled_fields
+from simdist.tasks.ur5e.physics import (ARM_GAP_FIELDS, PERCEPTION_POSITION_GAP_FIELDS, Range, SampledPhysics,
+                                        sample_ranges, sampled_fields)
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,8 @@ SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(PegPhysics)
 
 # The sim-to-real gap in groups of effects (simdist.tasks.gaps): which part of it costs a policy.
 GAP_GROUPS: dict[str, tuple[str, ...]] = {
-    "perception": ("perception_position_noise_range_m", "perception_position_bias_range_m",
-                   "perception_yaw_noise_range_rad"),
-    "arm": ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
-            "gravity_compensation_range", "actuation_latency_range_s"),
+    "perception": (*PERCEPTION_POSITION_GAP_FIELDS, "perception_yaw_noise_range_rad"),
+    "arm": ARM_GAP_FIELDS,
     "contact": ("peg_hole_friction_range", "finger_friction_range", "table_friction_range", "peg_mass_range_kg",
                 "gripper_force_range_n", "pad_rotational_stiffness_range"),
 }

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.base import check_domain
-from simdist.tasks.ur5e.physics import Range, SampledPhysics, sample_ranges, sampled_fields
+from simdist.tasks.ur5e.physics import (ARM_GAP_FIELDS, PERCEPTION_POSITION_GAP_FIELDS, Range, SampledPhysics,
+                                        sample_ranges, sampled_fields)
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,8 @@ SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(TableLegPhysics)
 
 # The sim-to-real gap in groups of effects (simdist.tasks.gaps): which part of it costs a policy.
 GAP_GROUPS: dict[str, tuple[str, ...]] = {
-    "perception": ("perception_position_noise_range_m", "perception_position_bias_range_m",
-                   "perception_angle_noise_range_rad"),
-    "arm": ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
-            "gravity_compensation_range", "actuation_latency_range_s"),
+    "perception": (*PERCEPTION_POSITION_GAP_FIELDS, "perception_angle_noise_range_rad"),
+    "arm": ARM_GAP_FIELDS,
     "grasp": ("finger_friction_range", "gripper_force_range_n", "pad_rotational_stiffness_range", "leg_mass_range_kg",
               "tabletop_friction_range"),
     "thread": ("thread_friction_torque_range_nm", "engage_max_tilt_range_rad", "cross_thread_tilt_range_rad",
