@@ -245,3 +245,31 @@ def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pre
     assert changed == {"dynamics", "value"}
     recorded = json.loads((tmp_path / "ft" / "config.json").read_text())
     assert recorded["finetune"]["tail_windows"] is True
+
+
+def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
+    """TrainConfig.compile changes how a step is computed, not what: the same loss and gradients on a batch, and
+    the same training run to float rounding (without dropout, whose masks the compiled graph draws differently)."""
+    from simdist.model.loss import world_model_loss
+    from simdist.train import build_model, load_windows
+
+    tiny_cfg = replace(tiny_cfg, attention_dropout=0.0)
+    cfg = TrainConfig(steps=4, batch_size=16, warmup_steps=2, val_every=4, checkpoint_every=4)
+    data = load_windows(pendulum_data, tiny_cfg, torch.device("cpu"))
+    model = build_model(tiny_cfg, data)
+    batch = data.batch(torch.arange(16).numpy())
+    grads = []
+    for forward in (model, torch.compile(model)):
+        model.zero_grad()
+        loss, _ = world_model_loss(forward, batch, cfg.loss)
+        loss.backward()
+        grads.append((float(loss.detach()), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}))
+    (eager_loss, eager_grads), (fast_loss, fast_grads) = grads
+    assert fast_loss == pytest.approx(eager_loss, rel=1e-5) and eager_grads.keys() == fast_grads.keys()
+    for name, g in eager_grads.items():
+        assert torch.allclose(g, fast_grads[name], rtol=1e-3, atol=1e-6), name
+    eager = pretrain(pendulum_data, tmp_path / "eager", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
+    fast = pretrain(pendulum_data, tmp_path / "compiled", tiny_cfg, replace(cfg, compile=True),
+                    device=torch.device("cpu"), progress=False)
+    assert json.loads((tmp_path / "compiled" / "config.json").read_text())["train"]["compile"] is True
+    assert fast.train_loss["total"] == pytest.approx(eager.train_loss["total"], rel=1e-4)

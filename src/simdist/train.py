@@ -108,7 +108,8 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
           grad_clip: float | None, extra: dict, progress: bool,
           replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
-          extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0) -> TrainResult:
+          extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0,
+          compile: bool = False) -> TrainResult:
     """Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
     With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
     raw weights go to OUT/raw for an exact resume."""
@@ -131,6 +132,9 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             ema.n_averaged.fill_(max(start, 1))
         log.info("resuming from step %d in %s", start, out_dir)
     deployed = ema.module if ema else model  # what is validated, saved as the model and kept
+    if compile:
+        log.info("compiling the training forward (one-off, about 2 min on 2 CPU cores)")
+    forward_model = torch.compile(model) if compile else model  # shares the parameters; saves use `model`
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -154,7 +158,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         if n_replay:
             batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
-            loss, train_logs = world_model_loss(model, batch, weights)
+            loss, train_logs = world_model_loss(forward_model, batch, weights)
             for extra_loss in extra_losses:
                 term, name, value = extra_loss(batch)
                 loss = loss + term
@@ -225,7 +229,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
                  seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
-                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay)
+                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay, compile=cfg.compile)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
