@@ -139,9 +139,9 @@ class TrainConfig:
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
     # paper-manipulation (docs/benchmarks.md), so only the quadruped preset turns it on.
     amp: bool = False
-    # torch.compile the model's training forward (the backward follows): a one-off compile of about 2 min, then
-    # 1.2-1.4x the steps/s of paper-manipulation on 2 CPU cores (docs/benchmarks.md); for long runs. Same step as
-    # eager to float rounding (dropout masks are drawn differently), so a resume may switch it on or off.
+    # torch.compile the model's training forward (the backward follows): a one-off compile (about 2 min on 2 CPU
+    # cores, seconds once cached), then 1.45x the steps/s of paper-manipulation there, but 0.85x for quadruped-cpu
+    # (docs/benchmarks.md). Same step as eager to float rounding (dropout masks differ), so a resume may switch it.
     compile: bool = False
 
     def __post_init__(self) -> None:
