@@ -60,6 +60,37 @@ def episode_stages(terms_of, infos: list[dict]) -> dict:
             "closest_held": closest, "success": bool(infos[-1]["success"])}
 
 
+def staged_rollouts(task, domain: str, physics, agent, grid: str, trials: int, seed: int) -> list[dict]:
+    """`trials` episodes of `agent` from the grid's initial conditions, each summarised by `episode_stages`."""
+    env = task.make_env(domain, physics, seed=seed)
+    terms_of = functools.partial(STAGE_TERMS[task.spec.name], env)
+    rows: list[dict] = []
+
+    class Recorder:  # rollout() keeps metrics, not per-step infos: collect them on the way through
+        def __init__(self, inner):
+            self.inner, self.infos = inner, []
+
+        def reset(self, **kw):
+            if self.infos:
+                rows.append(episode_stages(terms_of, self.infos))
+            self.infos = []
+            return self.inner.reset(**kw)
+
+        def step(self, action):
+            out = self.inner.step(action)
+            self.infos.append({**out[4], "privileged": self.inner.oracle_privileged_state()})
+            return out
+
+    recorder = Recorder(env)
+    rollout(task, recorder, agent, task.initial_conditions(grid, trials, seed), seed=seed)
+    rows.append(episode_stages(terms_of, recorder.infos))
+    return rows
+
+
+def stage_means(rows: list[dict]) -> dict[str, float]:
+    return {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k != "closest_held"}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--task", default="peg-insertion", choices=sorted(STAGE_TERMS))
@@ -79,30 +110,8 @@ def main() -> None:
     mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
     agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
     physics = domain_physics(task, args.domain, args.physics)
-    env = task.make_env(args.domain, physics, seed=args.seed)
-    terms_of = functools.partial(STAGE_TERMS[args.task], env)
-    rows = []
-
-    class Recorder:  # rollout() keeps metrics, not per-step infos: collect them on the way through
-        def __init__(self, inner):
-            self.inner, self.infos = inner, []
-
-        def reset(self, **kw):
-            if self.infos:
-                rows.append(episode_stages(terms_of, self.infos))
-            self.infos = []
-            return self.inner.reset(**kw)
-
-        def step(self, action):
-            out = self.inner.step(action)
-            self.infos.append({**out[4], "privileged": self.inner.oracle_privileged_state()})
-            return out
-
-    recorder = Recorder(env)
-    rollout(task, recorder, agent, task.initial_conditions(args.grid, args.trials, args.seed), seed=args.seed)
-    rows.append(episode_stages(terms_of, recorder.infos))
-    keys = [k for k in rows[0] if k != "closest_held"]
-    mean = {k: float(np.mean([r[k] for r in rows])) for k in keys}
+    rows = staged_rollouts(task, args.domain, physics, agent, args.grid, args.trials, args.seed)
+    mean = stage_means(rows)
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": args.task, "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set,
           "grid": args.grid, "domain": args.domain,

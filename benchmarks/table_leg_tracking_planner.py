@@ -17,18 +17,16 @@ chunk (a control). Staged outcomes as `manipulation_stages.py` (session 31, docs
 from __future__ import annotations
 
 import argparse
-import functools
 import logging
 import time
 
 import numpy as np
 import torch
-from manipulation_stages import STAGE_TERMS, episode_stages
+from manipulation_stages import STAGE_TERMS, stage_means, staged_rollouts
 from records import emit
 
 from simdist.checkpoint import load_model
 from simdist.config import MPPIConfig
-from simdist.eval.rollout import rollout
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import _HistoryAgent
 from simdist.planning.mppi import refit
@@ -108,34 +106,14 @@ def main() -> None:
                      policy_noise_std=0.05, seed=args.seed)
     agent = TrackingAgent(load_model(args.checkpoint), load_model(args.reference), cfg, args.weight, args.prior,
                           args.delta, args.fix_gripper)
-    env = task.make_env(args.domain, domain_physics(task, args.domain, None), seed=args.seed)
-    terms_of = functools.partial(STAGE_TERMS[args.task], env)
-    rows: list[dict] = []
-
-    class Recorder:  # per-step privileged states for the stage terms (as manipulation_stages.py)
-        def __init__(self, inner):
-            self.inner, self.infos = inner, []
-
-        def reset(self, **kw):
-            if self.infos:
-                rows.append(episode_stages(terms_of, self.infos))
-            self.infos = []
-            return self.inner.reset(**kw)
-
-        def step(self, action):
-            out = self.inner.step(action)
-            self.infos.append({**out[4], "privileged": self.inner.oracle_privileged_state()})
-            return out
-
-    recorder, t0 = Recorder(env), time.time()
-    rollout(task, recorder, agent, task.initial_conditions(args.grid, args.trials, args.seed), seed=args.seed)
-    rows.append(episode_stages(terms_of, recorder.infos))
-    keys = [k for k in rows[0] if k != "closest_held"]
+    t0 = time.time()
+    rows = staged_rollouts(task, args.domain, domain_physics(task, args.domain, None), agent, args.grid, args.trials,
+                           args.seed)
     scores = np.array(agent.scores)
     emit({"task": args.task, "checkpoint": args.checkpoint, "agent": "tracking", "reference": args.reference,
           "weight": args.weight, "prior": args.prior, "std": args.std, "delta": args.delta,
           "fix_gripper": args.fix_gripper, "grid": args.grid, "domain": args.domain, "seed": args.seed,
-          "trials": args.trials, "mean": {k: float(np.mean([r[k] for r in rows])) for k in keys},
+          "trials": args.trials, "mean": stage_means(rows),
           "score_chunk_vs_plan": [float(scores[:, 0].mean()), float(scores[:, 1].mean())],
           "wall_s": round(time.time() - t0, 1), "episodes": rows}, args.out)
 
