@@ -22,6 +22,7 @@ def test_pretrain_writes_safetensors_checkpoint_and_metrics(pretrained):
     rows = [json.loads(line) for line in (pretrained / "metrics.jsonl").read_text().splitlines()]
     assert {"train/latent", "train/reward", "train/value", "train/bc", "val/total"} <= set(rows[-1])
     assert rows[-1]["val/total"] < 50
+    assert all(r["steps_per_s"] > 0 for r in rows)  # training throughput, validation excluded
 
 
 def test_checkpoint_round_trip(pretrained):

@@ -11,6 +11,7 @@ import copy
 import json
 import logging
 import math
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
     bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
+    last_record = (start, time.perf_counter())  # throughput between metrics records (validation excluded)
     for step in bar:
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, lr, lr_end, warmup, decay_steps)
@@ -172,14 +174,16 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             ema.update_parameters(model)
         done = step + 1
         if done % val_every == 0 or done == steps:
+            steps_per_s = (done - last_record[0]) / max(time.perf_counter() - last_record[1], 1e-9)
             val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
-            record = {"step": done, "lr": optimizer.param_groups[0]["lr"],
+            record = {"step": done, "lr": optimizer.param_groups[0]["lr"], "steps_per_s": round(steps_per_s, 3),
                       **{f"train/{k}": v for k, v in train_logs.items()},
                       **{f"val/{k}": v for k, v in val_logs.items()}}
             with open(metrics_path, "a") as f:
                 f.write(json.dumps(record) + "\n")
             bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
             log.debug("step %d %s", done, record)
+            last_record = (done, time.perf_counter())
         if done % checkpoint_every == 0 or done == steps:
             save(done)
     if start >= steps:
