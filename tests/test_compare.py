@@ -44,6 +44,15 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
     assert parser.parse_args(["compare", "foam", "--sim-data", "x", "--out", "y", "--demos", "20"]).demos == 20
     with pytest.raises(KeyError, match="nope"):
         args.fn(args)
+    for bad, why in (("0", "names no run"), ("two", "neither a count")):
+        args = parser.parse_args(["compare", "pendulum", "--methods", "bc", "--seeds", bad, "--sim-data", "x",
+                                  "--out", str(tmp_path)])
+        with pytest.raises(ValueError, match=why):
+            args.fn(args)
+    from simdist.baselines.compare import _seeds
+    assert _seeds("3") == [0, 1, 2] and _seeds("0,") == [0] and _seeds("0,4,7") == [0, 4, 7]
+    with pytest.raises(ValueError, match="names no run"):
+        _seeds("-1,")
 
 
 def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):

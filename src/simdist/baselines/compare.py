@@ -23,7 +23,14 @@ from simdist.memory import release_freed_memory
 
 def _seeds(text: str) -> list[int]:
     """"3" → seeds 0, 1, 2; "0,4,7" → those seeds; "2," → seed 2 alone."""
-    return [int(s) for s in text.split(",") if s.strip()] if "," in text else list(range(int(text)))
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()] if "," in text else list(range(int(text)))
+    except ValueError:
+        raise ValueError(f"--seeds {text!r} is neither a count (3 → seeds 0, 1, 2) nor a list (0,4,7)") from None
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"--seeds {text!r} names no run: a count is at least 1 and seeds are >= 0 (for seed 0 "
+                         "alone write '0,')")
+    return seeds
 
 
 def demos_for(method: str, asked: int | None) -> int | None:
@@ -45,6 +52,7 @@ def cmd_compare(args) -> dict:
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
+    seeds = _seeds(args.seeds)  # before any work: a bad value must not cost a trained method
     out, summary = Path(args.out), {}
     for method in methods:
         runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
@@ -54,7 +62,7 @@ def cmd_compare(args) -> dict:
                                   overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
                                   demos=demos_for(method, args.demos),
                                   start_policy=args.start_policy if method in START_POLICY_METHODS else None)
-                for s in _seeds(args.seeds)]
+                for s in seeds]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
                            "success_mean": curves.mean(0).tolist(), "success_std": curves.std(0).tolist(),
