@@ -3,6 +3,7 @@
     python benchmarks/manipulation_stages.py --checkpoint runs/peg46/pm200 --grid narrow --trials 5 \
         [--mppi paper-manipulation --set prior_weight=10] [--domain real]
     python benchmarks/manipulation_stages.py --task table-leg --checkpoint runs/table_leg/pretrained --trials 10
+    python benchmarks/manipulation_stages.py --task table-leg --bc-checkpoint RUN/bc/seed_0/checkpoint  # the baseline
     python benchmarks/manipulation_stages.py --task table-leg --checkpoint CKPT --domain real \
         --physics benchmarks/physics/table_leg_real_arm_sim.json   # `real` with one gap group put back to sim
 
@@ -22,6 +23,7 @@ import logging
 import numpy as np
 from records import emit
 
+from simdist.baselines.bc import BCLearner
 from simdist.checkpoint import load_model
 from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
 from simdist.eval.rollout import rollout
@@ -94,7 +96,9 @@ def stage_means(rows: list[dict]) -> dict[str, float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--task", default="peg-insertion", choices=sorted(STAGE_TERMS))
-    p.add_argument("--checkpoint", required=True)
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", help="a SimDist world model (its BC head, or MPPI with --mppi)")
+    who.add_argument("--bc-checkpoint", help="a single-step BC baseline's checkpoint (`simdist compare … bc`)")
     p.add_argument("--grid", default="narrow")
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
@@ -106,14 +110,20 @@ def main() -> None:
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     task = get_task(args.task)
-    model = load_model(args.checkpoint)
     mppi = replace(mppi_preset(args.mppi), **parse_overrides(MPPIConfig, args.set)) if args.mppi else None
-    agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
+    if args.bc_checkpoint:
+        if mppi:
+            raise SystemExit("--mppi plans with a world model; a BC baseline acts alone")
+        agent = BCLearner.load(args.bc_checkpoint).agent()
+    else:
+        model = load_model(args.checkpoint)
+        agent = MPPIAgent(model, mppi) if mppi else PolicyAgent(model)
     physics = domain_physics(task, args.domain, args.physics)
     rows = staged_rollouts(task, args.domain, physics, agent, args.grid, args.trials, args.seed)
     mean = stage_means(rows)
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
-    emit({"task": args.task, "checkpoint": args.checkpoint, "agent": args.mppi or "policy", "set": args.set,
+    agent_name = "bc" if args.bc_checkpoint else args.mppi or "policy"
+    emit({"task": args.task, "checkpoint": args.checkpoint or args.bc_checkpoint, "agent": agent_name, "set": args.set,
           "grid": args.grid, "domain": args.domain,
           **({"physics": args.physics} if args.physics else {}), "seed": args.seed, "trials": args.trials,
           "mean": mean, "closest_held_lateral_mm": closest, "episodes": rows}, args.out)
