@@ -118,7 +118,8 @@ def main() -> None:
         for seed in args.eval_seeds:
             rows = staged_rollouts(task, domain, domain_physics(task, domain, None), agent, args.grid, args.trials,
                                    seed)
-            emit({"task": args.task, "checkpoint": args.checkpoint, "agent": f"probe_{args.input}" + ("_box" if args.box else ""),
+            agent_name = f"probe_{args.input}" + ("_box" if args.box else "")
+            emit({"task": args.task, "checkpoint": args.checkpoint, "agent": agent_name,
                   "hidden": args.hidden, "steps": args.steps, "train_seed": args.seed, "train_s": round(train_s),
                   "last_loss": loss, "grid": args.grid, "domain": domain, "seed": seed, "trials": args.trials,
                   "mean": stage_means(rows), "episodes": rows}, args.out)

@@ -264,7 +264,8 @@ def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
         model.zero_grad()
         loss, _ = world_model_loss(forward, batch, cfg.loss)
         loss.backward()
-        grads.append((float(loss.detach()), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}))
+        grads.append((float(loss.detach()),
+                      {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}))
     (eager_loss, eager_grads), (fast_loss, fast_grads) = grads
     assert fast_loss == pytest.approx(eager_loss, rel=1e-5) and eager_grads.keys() == fast_grads.keys()
     for name, g in eager_grads.items():
