@@ -107,8 +107,8 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
     reward = replace(cfg, trainable=("dynamics", "reward"), loss=LossConfig(latent=1.0, reward=1.0, value=0.0, bc=0.0))
     with pytest.raises(ValueError, match=r"\['reward'\] need reward/value labels"):
         finetune(pretrained, real, tmp_path / "x", reward, device=torch.device("cpu"), progress=False)
-    finetune(pretrained, real, tmp_path / "replayed", replace(reward, sim_replay_fraction=0.5), device=torch.device("cpu"),
-             progress=False, sim_data=pendulum_data)
+    finetune(pretrained, real, tmp_path / "replayed", replace(reward, sim_replay_fraction=0.5),
+             device=torch.device("cpu"), progress=False, sim_data=pendulum_data)
     with pytest.raises(ValueError, match="replay_labels off"):
         finetune(pretrained, real, tmp_path / "x", replace(reward, sim_replay_fraction=0.5, replay_labels=False),
                  device=torch.device("cpu"), progress=False, sim_data=pendulum_data)
