@@ -6,7 +6,7 @@
 Single-step BC on the simulation data's uncorrupted expert steps (what `simdist compare … bc` trains on), with the
 world model frozen: the input is either its latent E(o_t) (`latent`) or the observation z-scored by the model's own
 normaliser (`obs`, the control: BC without SimDist's encoder). Same MLP (`--hidden`), Adam, MSE on normalised actions
-(`--box`: a tanh output and MSE in the action box's units, as `simdist compare`'s BC baseline);
+(`--box`: a tanh output and MSE in the action box's units, and `--constant-lr`, as `simdist compare`'s BC baseline);
 the latents are computed once, so a 100,000-step run takes a minute or two on one core. Then the staged evaluation of
 `manipulation_stages.py` in each `--domains` over `--eval-seeds` × `--trials`; one JSON line per (domain, seed).
 Session 31 (docs/results.md, Table Leg) asked it why SimDist's head reaches and grasps less than single-step BC.
@@ -56,7 +56,7 @@ def features(model, obs: dict[str, torch.Tensor], latent: bool) -> torch.Tensor:
 
 
 def train_head(model, sim_data: str, latent: bool, hidden: list[int], steps: int, batch: int, lr: float,
-               seed: int, box: bool = False) -> tuple[torch.nn.Module, float]:
+               seed: int, box: bool = False, decay: bool = True) -> tuple[torch.nn.Module, float]:
     torch.manual_seed(seed)
     data = sim_expert_transitions(sim_data)
     obs = {g: torch.as_tensor(v) for g, v in data.obs.items() if g in model.spec.obs_shapes}
@@ -74,7 +74,7 @@ def train_head(model, sim_data: str, latent: bool, hidden: list[int], steps: int
         width = h
     head = torch.nn.Sequential(*layers, torch.nn.Linear(width, y.shape[1]), *([torch.nn.Tanh()] if box else []))
     opt = torch.optim.Adam(head.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps, eta_min=lr / 10)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps, eta_min=lr / 10 if decay else lr)
     gen = torch.Generator().manual_seed(seed)
     loss = torch.zeros(())
     for _ in range(steps):
@@ -95,6 +95,7 @@ def main() -> None:
     p.add_argument("--input", choices=("latent", "obs"), required=True)
     p.add_argument("--box", action="store_true", help="tanh output and MSE in the action box's units (as the "
                    "comparison's BC baseline) instead of MSE on the dataset-normalised actions")
+    p.add_argument("--constant-lr", action="store_true", help="no cosine decay to lr/10 (as the comparison's BC)")
     p.add_argument("--hidden", type=int, nargs="+", default=[256, 256])
     p.add_argument("--steps", type=int, default=100_000)
     p.add_argument("--batch", type=int, default=256)
@@ -110,7 +111,7 @@ def main() -> None:
     task, model = get_task(args.task), load_model(args.checkpoint)
     t0 = time.time()
     head, loss = train_head(model, args.sim_data, args.input == "latent", args.hidden, args.steps, args.batch,
-                            args.lr, args.seed, args.box)
+                            args.lr, args.seed, args.box, not args.constant_lr)
     train_s = time.time() - t0
     logging.info("trained the %s probe in %.0f s, last batch loss %.4f", args.input, train_s, loss)
     agent = ProbeAgent(model, head, args.input == "latent", args.box)
@@ -118,7 +119,7 @@ def main() -> None:
         for seed in args.eval_seeds:
             rows = staged_rollouts(task, domain, domain_physics(task, domain, None), agent, args.grid, args.trials,
                                    seed)
-            agent_name = f"probe_{args.input}" + ("_box" if args.box else "")
+            agent_name = f"probe_{args.input}" + ("_box" if args.box else "") + ("_constlr" if args.constant_lr else "")
             emit({"task": args.task, "checkpoint": args.checkpoint, "agent": agent_name,
                   "hidden": args.hidden, "steps": args.steps, "train_seed": args.seed, "train_s": round(train_s),
                   "last_loss": loss, "grid": args.grid, "domain": domain, "seed": seed, "trials": args.trials,
