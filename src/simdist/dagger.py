@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
 from simdist.adapt import physics_setting, refuse_other_settings
@@ -42,6 +41,7 @@ from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_da
                                    episode_lengths, load_episodes, read_episode_file, read_info, write_episodes)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
+from simdist.progress import progress_bar
 from simdist.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, r
     expert = PrivilegedAgent(task.expert(), env, seed=expert_seed)
     ics = task.initial_conditions(grid, cfg.episodes_per_grid, seed=ic_seed)
     episodes = [dagger_episode(task, env, head_agent, expert, ic, episode_seed((*stream, 0), i))
-                for i, ic in enumerate(tqdm(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))]
+                for i, ic in enumerate(progress_bar(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))]
     write_episodes(data_dir, episodes, name=_grid_file(round_, k, grid))
 
 

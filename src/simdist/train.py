@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
-from tqdm.auto import tqdm
 
 from simdist import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
@@ -30,6 +29,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.progress import progress_bar
 
 log = logging.getLogger(__name__)
 VAL_BATCHES = 8
@@ -149,7 +149,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             ckpt.save_model(out_dir / f"step_{step:06d}", deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
-    bar = tqdm(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
+    bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
     last_record = (start, time.perf_counter())  # throughput between metrics records (validation excluded)
     for step in bar:
         for group in optimizer.param_groups:

@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.progress import progress_bar
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
@@ -156,7 +156,7 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     task.critic()  # fail early, before starting workers, if the critic is missing
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
-    bar = tqdm(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
+    bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
     if workers == 1:
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from simdist.data.episodes import Episode
+from simdist.progress import progress_bar
 from simdist.tasks.base import COMMAND_KEY
 
 
@@ -75,7 +75,7 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple
     spec = task.spec
     episodes, metrics, plan_ms = [], [], []
     start = time.perf_counter()
-    for i, ic in enumerate(tqdm(initial_conditions, disable=not progress, desc=f"{spec.name} rollouts")):
+    for i, ic in enumerate(progress_bar(initial_conditions, disable=not progress, desc=f"{spec.name} rollouts")):
         obs, info = env.reset(seed=episode_seed(seed, first_index + i), options={"initial_condition": ic})
         agent.reset()
         rec_obs = {g: [] for g in spec.obs_shapes}

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
 from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, expert_only, generation_preset
+from simdist.progress import progress_bar
 from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
@@ -144,8 +144,8 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
     buffer: list[Episode] = []
     steps_done, episodes_done, files, written = 0, 0, 0, 0
     t0 = time.perf_counter()
-    bar = tqdm(total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)",
-               disable=not progress)
+    bar = progress_bar(total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)",
+                       disable=not progress)
     while steps_done < transitions and (max_seconds is None or time.perf_counter() - t0 < max_seconds):
         state = env.privileged()
         obs = env.observations()
