@@ -142,6 +142,26 @@ def test_compiled_planner_matches_reference():
     same_plans()
 
 
+def test_failed_compile_plans_eagerly(monkeypatch, caplog):
+    """A machine where torch.compile cannot build (no C++ compiler) gets a warning and the eager plan."""
+    from simdist.planning import mppi
+
+    def broken(*args):
+        raise RuntimeError("no C++ compiler")
+
+    monkeypatch.setattr(mppi, "_compiled_heads", lambda planner: (broken, broken))
+    spec = ModelSpec({"proprio": (3,)}, action_dim=2)
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), spec).eval()
+    cfg = MPPIConfig(samples=16, policy_samples=4, iterations=2, elites=4)
+    with caplog.at_level("WARNING"):
+        planner = MPPIPlanner(model, replace(cfg, compile=True))
+    assert "torch.compile failed" in caplog.text and planner.compile_s == 0.0
+    H = model.cfg.history
+    ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 2), None)
+    torch.testing.assert_close(planner.plan(ctx).action, MPPIPlanner(model, cfg).plan(ctx).action)
+
+
 @pytest.mark.parametrize("candidates", [64, 1000])  # 320 shared queries: transposed path; 5000: fused kernel
 def test_fast_attention_paths_match_explicit_reference(monkeypatch, candidates):
     """The planner's shared-context cross-attention (transposed on CPU, or the fused kernel for many queries)

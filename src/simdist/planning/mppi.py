@@ -14,7 +14,7 @@ With `MPPIConfig.compile` one iteration (sampling from the given noise, clipping
 the elite refit) and the base-policy head run through `torch.compile` (static shapes; the random numbers are
 still drawn eagerly from the planner's generator, so the plan is the eager one up to float rounding, see
 tests/test_mppi.py). The planner compiles when it is built (`compile_s`), so an MPPIAgent's first control
-step is not late.
+step is not late; where compiling fails (a machine without a C++ compiler) it warns and plans eagerly.
 """
 
 from __future__ import annotations
@@ -65,7 +65,11 @@ class MPPIPlanner:
         self.compile_s = 0.0  # one-off cost of `compile`, paid here so that the first control step is not late
         if cfg.compile:
             self._iterate, self._policy = _compiled_heads(self)
-            self.compile_s = self.warmup()
+            try:
+                self.compile_s = self.warmup()
+            except Exception as err:  # e.g. no C++ compiler for inductor: plan eagerly rather than not at all
+                log.warning("MPPI: torch.compile failed (%s: %s); planning eagerly", type(err).__name__, err)
+                self._iterate = self._policy = None
 
     @torch.no_grad()
     def warmup(self) -> float:
