@@ -3,7 +3,7 @@
 # predate them): Alg. 1 from the shipped model on the Narrow and Wide grids, 100 real episodes per run (replaying
 # EPISODES fresh Alg. 2 episodes, default 2,000), and with STAGES="adapt bc" single-step BC (`paper` preset) trained
 # once per seed on that data on Narrow and deployed as is on Wide (give it the model's 10,000: EPISODES=10000).
-# Two single-thread processes at a time (2 cores); the adapt stage took 80 min on a slow 2-core VM.
+# Two single-thread processes at a time (2 cores); the adapt stage took 85 min on a slow 2-core VM (session 32).
 # Records: benchmarks/results/adapt_peg_{narrow,wide}_s{0,1}.json, compare_peg_bc_{narrow,wide}_s{0,1,2}.json.
 set -euo pipefail
 R=${R:-runs}
