@@ -9,7 +9,8 @@ set -euo pipefail
 R=${R:-runs}
 RES=benchmarks/results
 export OMP_NUM_THREADS=1
-[ -f "$R/peg_data/stats.json" ] || simdist generate peg-insertion --episodes "${EPISODES:-2000}" --workers 2 --out "$R/peg_data" --quiet
+[ -f "$R/peg_data/stats.json" ] || \
+  simdist generate peg-insertion --episodes "${EPISODES:-2000}" --workers 2 --out "$R/peg_data" --quiet
 
 adapt() {  # GRID SEED: the session-7 recipe (manipulation-prior MPPI, 1,000 dynamics steps per round)
   simdist adapt peg-insertion --checkpoint checkpoints/peg-insertion --rounds 4 --episodes-per-round 20 --grid "$1" \
