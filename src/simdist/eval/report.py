@@ -4,7 +4,6 @@ and, where rendering works, a short rollout video (GIF) per evaluation stage (se
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import matplotlib
@@ -14,6 +13,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from simdist.adapt import round_progress  # noqa: E402
+from simdist.eval.html import markdown_to_html  # noqa: E402
+from simdist.eval.rollout import wilson_interval  # noqa: E402
 
 
 def _grid_cell(grid: str, m: dict) -> str:
@@ -29,7 +30,12 @@ def _learning_curve(out: Path, results: dict) -> str:
         xs = [r["real_minutes"] for r in res["rounds"]]
         # x = real minutes *before* each evaluation (the rollouts of round j are counted after it)
         before = [0.0] + xs[:-1]
-        axes[0][0].plot(before, [r["success_rate"] for r in res["rounds"]], marker="o", label=grid)
+        rates = [r["success_rate"] for r in res["rounds"]]
+        bands = [wilson_interval(sum(map(bool, r["successes"])), len(r["successes"])) if r.get("successes")
+                 else (rate, rate) for r, rate in zip(res["rounds"], rates)]
+        errors = [[max(0.0, rate - lo) for rate, (lo, _) in zip(rates, bands)],
+                  [max(0.0, hi - rate) for rate, (_, hi) in zip(rates, bands)]]
+        axes[0][0].errorbar(before, rates, yerr=errors, marker="o", capsize=3, label=f"{grid} (95 % interval)")
         if with_progress:
             axes[0][1].plot(before, [round_progress(r) or 0.0 for r in res["rounds"]], marker="o", label=grid)
     axes[0][0].set_ylabel("success rate")
@@ -123,20 +129,6 @@ def _video_lines(videos: list[dict] | None, seconds: float | None) -> list[str]:
     return lines + [""]
 
 
-def _video_html(videos: list[dict] | None) -> str:
-    parts = []
-    for v in videos or []:
-        label = html.escape(v["label"])
-        if v.get("path"):
-            caption = f"{label}: {html.escape(_video_outcome(v))}"
-            parts.append(f'<figure style="display:inline-block;margin:4px"><img src="{html.escape(v["path"])}" '
-                         f'alt="{label}"><figcaption>{caption}</figcaption></figure>')
-        else:
-            reason = html.escape(v.get("error") or "unknown reason")
-            parts.append(f"<p>{label}: video unavailable: {reason}</p>")
-    return f"<div>{''.join(parts)}</div>" if parts else ""
-
-
 def _latent_error_cell(r: dict) -> str:
     if "latent_error_finetuned" not in r:
         return ""
@@ -149,6 +141,7 @@ ROUND_COLUMNS = (
     ("round", lambda r: str(r["round"])),
     ("real minutes so far", lambda r: f"{r['real_minutes']:.1f}"),
     ("success", lambda r: f"{r['success_rate']:.2f}"),
+    ("95 % interval", lambda r: _interval(r.get("successes"))),
     ("progress", lambda r: "" if round_progress(r) is None else f"{round_progress(r):.2f} m"),
     ("successes per robot minute", lambda r: f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""),
     ("held-out latent error, mean over k=1..T (pretrained → finetuned)", _latent_error_cell),
@@ -157,11 +150,32 @@ ROUND_COLUMNS = (
 )
 
 
+def _interval(successes: list | None) -> str:
+    if not successes:
+        return ""
+    low, high = wilson_interval(sum(map(bool, successes)), len(successes))
+    n = len(successes)
+    return f"{low:.2f}–{high:.2f} ({n} trial{'' if n == 1 else 's'})"
+
+
 def _rounds_table(rounds: list[dict]) -> list[str]:
     cells = [[fn(r) for _, fn in ROUND_COLUMNS] for r in rounds]
     keep = [c for c in range(len(ROUND_COLUMNS)) if c < 3 or any(row[c] for row in cells)]
     lines = ["| " + " | ".join(ROUND_COLUMNS[c][0] for c in keep) + " |", "|" + "---|" * len(keep)]
     return lines + ["| " + " | ".join(row[c] for c in keep) + " |" for row in cells]
+
+
+READING_NOTE = ("Each round's success is over that round's real episodes; the 95 % interval beside it (Wilson) says "
+                "how far chance alone moves it, so read rounds whose intervals overlap as level. What adaptation "
+                "changes is the dynamics: the held-out latent error is its prediction error on real episodes it was "
+                "not finetuned on, before and after (Fig. 8a).")
+
+
+def _dataset_line(stats: dict) -> str:
+    parts = {"episodes": lambda v: f"{v:,} episodes", "steps": lambda v: f"{v:,} steps",
+             "expert_action_share": lambda v: f"expert-action share {v:.2f}",
+             "success_rate": lambda v: f"success {v:.2f}"}
+    return ", ".join(fmt(stats[k]) for k, fmt in parts.items() if k in stats)
 
 
 def write_report(out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None,
@@ -176,8 +190,9 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
              f"- zero-shot success in real: **{summary['zero_shot_success']:.2f}**",
              f"- final success in real: **{summary['final_success']:.2f}**",
              f"- real data used: **{summary['real_minutes']:.1f} robot minutes**",
-             f"- success in sim (pretrained model): {summary['sim_success']}",
-             f"- simulation dataset: {summary['sim_dataset']}", ""]
+             "- success in sim (pretrained model, same planner): "
+             + ", ".join(f"{g} {v:.2f}" for g, v in summary["sim_success"].items()),
+             f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}", "", READING_NOTE, ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "", *_rounds_table(res["rounds"]), ""]
     lines += [f"![learning curve]({curve})", ""]
@@ -188,10 +203,7 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
     lines += _video_lines(videos, video_seconds)
     md = "\n".join(lines)
     (out / "report.md").write_text(md)
-    body = "".join(f"<pre>{html.escape(md)}</pre>")
-    imgs = "".join(f'<img src="{n}" style="max-width:48%">' for n in (curve, latent, scatter) if n)
-    (out / "report.html").write_text(f"<html><head><meta charset='utf-8'><title>SimDist report</title></head>"
-                                     f"<body>{imgs}{_video_html(videos)}{body}</body></html>")
+    (out / "report.html").write_text(markdown_to_html(md, f"SimDist run: {summary['task']}"))
     return out / "report.md"
 
 
