@@ -256,3 +256,26 @@ def test_tail_windows_stream_from_a_directory_like_in_memory(tmp_path):
     np.testing.assert_array_equal(streamed.batch(np.arange(5))["future_valid"], ref.batch(np.arange(5))["future_valid"])
     with pytest.raises(DatasetError, match="longer than the horizon"):
         WindowDataset.from_dir(tmp_path, history=2, horizon=4)
+
+
+def test_generation_worker_whose_parent_is_gone_writes_nothing(tmp_path):
+    """A `simdist generate` killed by a signal cannot stop its workers: each one stops on its own before the next
+    episode, so no orphan keeps writing into a folder the user may already be regenerating."""
+    import os
+
+    from simdist.data.generate import _worker, generation_preset
+    from simdist.tasks import get_task
+
+    class Count:
+        n = 0
+
+        def put(self, k):
+            Count.n += k
+
+    spec, cfg = get_task("pendulum").spec, generation_preset("manipulation")
+    create_dataset(tmp_path, DatasetInfo(task="pendulum", domain="sim", control_period_s=spec.control_period_s,
+                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim))
+    _worker("pendulum", str(tmp_path), 3, 0, 0, cfg, None, Count(), os.getppid() + 1)
+    assert Count.n == 0 and not list((tmp_path / "episodes").glob("*.h5"))
+    _worker("pendulum", str(tmp_path), 1, 0, 0, cfg, None, Count(), os.getppid())
+    assert Count.n == 1 and len(list((tmp_path / "episodes").glob("*.h5"))) == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing as mp
+import os
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -122,7 +123,9 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
 
 
 def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, cfg: GenerationConfig,
-            physics, queue) -> None:
+            physics, queue, parent_pid: int | None = None) -> None:
+    """Episodes are written in files of `cfg.episodes_per_file`. A worker whose parent is gone (killed, so it
+    could not stop its workers) stops before its next episode rather than writing on as an orphan."""
     import torch
 
     from simdist.tasks import get_task
@@ -134,6 +137,8 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
     expert, others, critic = task.expert(), list(task.suboptimal_policies()), task.critic()
     buffer: list[Episode] = []
     for i in range(n_episodes):
+        if parent_pid is not None and os.getppid() != parent_pid:
+            return
         use_expert = not others or rng.random() < cfg.expert_prob
         policy = expert if use_expert else others[int(rng.integers(len(others)))]
         buffer.append(run_episode(task, env, policy, use_expert, critic, cfg, rng))
@@ -164,7 +169,7 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     else:
         ctx = mp.get_context("spawn")
         queue = ctx.Queue()
-        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue))
+        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue, os.getpid()))
                  for w, n in enumerate(shares) if n]
         for p in procs:
             p.start()
@@ -206,5 +211,6 @@ def dataset_statistics(root: str | Path) -> dict:
         "expert_action_share": float(np.mean(np.concatenate([e.expert for e in labelled]))) if labelled else None,
         "mean_step_reward": float(np.mean(np.concatenate([e.reward for e in labelled]))) if labelled else None,
         "success_rate": float(np.mean([e.success for e in episodes])) if episodes else 0.0,
-        "success_by_source": {k: {"episodes": len(v), "success_rate": float(np.mean(v))} for k, v in sorted(by_source.items())},
+        "success_by_source": {k: {"episodes": len(v), "success_rate": float(np.mean(v))}
+                              for k, v in sorted(by_source.items())},
     }
