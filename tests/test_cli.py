@@ -63,10 +63,17 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
 
 
-def test_generate_command(tmp_path, capsys):
+def test_generate_command(tmp_path, capsys, caplog):
     stats = run_json(capsys, "generate", "pendulum", "--episodes", "3", "--out", str(tmp_path / "d"), "--json",
                      "--quiet")
     assert stats["episodes"] == 3
+    files = sorted((tmp_path / "d" / "episodes").iterdir())
+    # the same seed again is refused before any episode runs, and nothing recorded is touched
+    assert main(["generate", "pendulum", "--episodes", "3", "--out", str(tmp_path / "d"), "--quiet"]) == 2
+    assert "generation does not resume" in caplog.text and sorted((tmp_path / "d" / "episodes").iterdir()) == files
+    stats = run_json(capsys, "generate", "pendulum", "--episodes", "2", "--seed", "1", "--out", str(tmp_path / "d"),
+                     "--json", "--quiet")
+    assert stats["episodes"] == 5  # another seed adds to the dataset
 
 
 def test_clear_errors(tmp_path, caplog):

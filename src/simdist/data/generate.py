@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
+                                   write_episodes)
 from simdist.progress import progress_bar
 from simdist.tasks.base import COMMAND_KEY
 
@@ -159,6 +160,11 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
                                     command_dim=spec.command_dim, action_low=spec.action_low,
                                     action_high=spec.action_high, notes=f"Alg. 2 generation {asdict(cfg)}"))
     task.critic()  # fail early, before starting workers, if the critic is missing
+    clash = sorted(Path(out, "episodes").glob(f"s{seed}_w*.h5"))
+    if clash:
+        raise DatasetError(f"{out} already holds {len(clash)} episode file(s) generated with seed {seed} (e.g. "
+                           f"{clash[0].name}); generation does not resume, and recorded data is never overwritten: "
+                           f"use a new --out, another --seed to add episodes to this dataset, or delete them first")
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
     bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
