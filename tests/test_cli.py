@@ -85,6 +85,22 @@ def test_clear_errors(tmp_path, caplog):
         main(["bench", "fly"])
 
 
+def test_another_tasks_checkpoint_is_refused_before_anything_is_written(tmp_path, caplog, pretrained):
+    for argv in (["evaluate", "peg-insertion", "--checkpoint", str(pretrained), "--trials", "1"],
+                 ["adapt", "peg-insertion", "--checkpoint", str(pretrained), "--out", str(tmp_path / "a")]):
+        assert main(argv) == 2
+        assert "task 'peg-insertion' has observations" in caplog.text and "another task" in caplog.text
+    assert not (tmp_path / "a").exists()
+
+
+def test_grid_left_out_is_the_tasks_default():
+    from simdist.tasks import get_task
+    from simdist.tasks.base import default_grid
+
+    assert [default_grid(get_task(t)) for t in ("pendulum", "peg-insertion", "table-leg", "foam")] == \
+        ["default", "narrow", "narrow", "all"]
+
+
 def test_ablate_command(tmp_path, capsys, pendulum_data):
     out = run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"),
                    "--variants", "data-50,mlp-heads", "--steps", "4", "--trials", "1", "--json", "--quiet")

@@ -156,6 +156,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results."""
     out = Path(out)
     spec = task.spec
+    pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
+    ckpt.check_model_fits_task(pretrained_model, task, pretrained)
     data_dir = out / "real_data"
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
                                          obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
@@ -178,7 +180,6 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
-    pretrained_model = ckpt.load_model(pretrained)
     if cfg.initial_data:
         _import_initial_data(cfg.initial_data, data_dir)
     rounds = []

@@ -81,6 +81,18 @@ def load_model(directory: str | Path, map_location: str | torch.device = "cpu") 
     return model.to(map_location).eval()
 
 
+def check_model_fits_task(model: WorldModel, task, directory: str | Path) -> None:
+    """Refuse a world model whose observations or actions are not the task's (another task's checkpoint) before
+    any episode runs, rather than failing at the first observation. Tasks that share a robot (the quadruped's
+    Foam and Slippery Slope) share models."""
+    have = ({k: tuple(v) for k, v in model.spec.obs_shapes.items()}, model.spec.action_dim, model.spec.command_dim)
+    want = ({k: tuple(v) for k, v in task.spec.obs_shapes.items()}, task.spec.action_dim, task.spec.command_dim)
+    if have != want:
+        describe = lambda s: f"observations {s[0]}, {s[1]} actions, {s[2]} command dims"  # noqa: E731
+        raise CheckpointError(f"{directory} is a world model for {describe(have)}; task {task.spec.name!r} has "
+                              f"{describe(want)}: is it a checkpoint of another task?")
+
+
 # ------------------------------------------------------------------------------------ optimiser state
 def save_trainer_state(directory: str | Path, optimizer: torch.optim.Optimizer, meta: dict[str, Any]) -> None:
     directory = Path(directory)

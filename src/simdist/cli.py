@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rounds", type=int, default=2)
     sp.add_argument("--episodes-per-round", type=int, default=20)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--grid", default="default", help="evaluation grid, or all: M episodes split over every grid")
+    sp.add_argument("--grid", help="evaluation grid, or all: M episodes split over every grid (default: the task's "
+                    "first grid; all for the quadruped)")
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
@@ -183,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--finetune-steps", type=int, help="Fig. 10 variants: override the finetune preset's steps")
     sp.add_argument("--seeds", type=int, default=1, help="Fig. 10 variants: adaptation seeds --seed … --seed+N-1")
     sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
-    sp.add_argument("--grid", default="default", help="Fig. 10 variants: grid of the real episodes, or 'all'")
+    sp.add_argument("--grid", help="Fig. 10 variants: grid of the real episodes, or 'all' (default as adapt)")
     sp.add_argument("--prior-weight", type=float, help="MPPI prior weight λ (overrides the MPPI preset's)")
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from simdist.config import CorrectionConfig
+from simdist.tasks.base import default_grid
 
 
 def _task(name: str):
@@ -91,7 +92,7 @@ def mppi_from_flags(name: str, prior_weight: float | None, overrides: list[str] 
 
 def cmd_evaluate(args) -> dict:
     from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
-    from simdist.checkpoint import load_model
+    from simdist.checkpoint import check_model_fits_task, load_model
     from simdist.eval.rollout import evaluate_grids
     from simdist.planning.agent import MPPIAgent, PolicyAgent
 
@@ -101,10 +102,11 @@ def cmd_evaluate(args) -> dict:
             raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with "
                              "(--agent policy)")
         agent = load_baseline_agent(args.checkpoint)
-    elif args.agent == "policy":
-        agent = PolicyAgent(load_model(args.checkpoint))
     else:
-        agent = MPPIAgent(load_model(args.checkpoint), mppi_from_flags(args.mppi, args.prior_weight, args.mppi_set))
+        model = load_model(args.checkpoint)
+        check_model_fits_task(model, task, args.checkpoint)
+        agent = PolicyAgent(model) if args.agent == "policy" else \
+            MPPIAgent(model, mppi_from_flags(args.mppi, args.prior_weight, args.mppi_set))
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
     out["checkpoint"] = str(args.checkpoint)
@@ -129,15 +131,16 @@ def cmd_adapt(args) -> dict:
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
         ft = with_steps(ft, args.finetune_steps)
-    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round, grid=args.grid, seed=args.seed,
-                      initial_data=args.initial_data)
+    task = _task(args.task)
+    cfg = AdaptConfig(rounds=args.rounds, episodes_per_round=args.episodes_per_round,
+                      grid=args.grid or default_grid(task), seed=args.seed, initial_data=args.initial_data)
     ft = ft if args.sim_replay is None else replace(ft, sim_replay_fraction=args.sim_replay)
     corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
     if corrections.episodes_per_round:  # clone the operator, and keep the head elsewhere (docs/real-robot.md §3)
         ft = replace(with_bc_head(ft), policy_anchor=CORRECTIONS_POLICY_ANCHOR)
     ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
     mppi = mppi_from_flags(args.mppi or args.preset, args.prior_weight, args.mppi_set)
-    return adapt(_task(args.task), args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
+    return adapt(task, args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
                  progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
 
 
@@ -179,11 +182,12 @@ def cmd_ablate(args) -> dict:
     if args.sim_replay is not None:
         ft = replace(ft, sim_replay_fraction=args.sim_replay)
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
-    return run_ablations(_task(args.task), args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
+    task = _task(args.task)
+    return run_ablations(task, args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
                          mppi_from_flags(args.mppi or args.preset, args.prior_weight), args.trials, args.seed,
                          progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
-                         episodes_per_round=args.episodes_per_round, seeds=args.seeds, grid=args.grid,
-                         expert_data=args.expert_data)
+                         episodes_per_round=args.episodes_per_round, seeds=args.seeds,
+                         grid=args.grid or default_grid(task), expert_data=args.expert_data)
 
 
 def cmd_bench(args) -> dict:

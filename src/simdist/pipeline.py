@@ -119,9 +119,10 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
 
     sim_eval_path = out / "sim_eval.json"
     if not sim_eval_path.exists():
-        from simdist.checkpoint import load_model
+        from simdist.checkpoint import check_model_fits_task, load_model
 
         model = load_model(model_dir)
+        check_model_fits_task(model, task, model_dir)
         per_grid = {}
         for grid in grids:
             res = rollout(task, task.make_env("sim", seed=1), MPPIAgent(model, planner),

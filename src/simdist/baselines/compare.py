@@ -47,17 +47,20 @@ def _run_then_release(*args, **kwargs) -> dict:
 
 def cmd_compare(args) -> dict:
     from simdist.adapt import round_progress
+    from simdist.tasks import get_task
+    from simdist.tasks.base import default_grid
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
     seeds = _seeds(args.seeds)  # before any work: a bad value must not cost a trained method
+    grid = args.grid or default_grid(get_task(args.task))
     out, summary = Path(args.out), {}
     for method in methods:
         runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
                                   args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
-                                  grid=args.grid, checkpoint=args.checkpoint, progress=not args.quiet,
+                                  grid=grid, checkpoint=args.checkpoint, progress=not args.quiet,
                                   prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
                                   overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
                                   demos=demos_for(method, args.demos),
@@ -111,7 +114,7 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--budget", type=int, default=40, help="real episodes per run (demonstrations excluded)")
     sp.add_argument("--episodes-per-update", type=int, default=1)
     sp.add_argument("--episodes-per-round", type=int, default=20, help="evaluation point every M episodes")
-    sp.add_argument("--grid", default="default", help="evaluation grid, or all: each round split over every grid")
+    sp.add_argument("--grid", help="evaluation grid, or all: each round split over every grid (default as adapt)")
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
     sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
     sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")

@@ -134,6 +134,12 @@ class Task(Protocol):
         """Task metrics of one finished episode from its per-step infos (at least ``success``)."""
 
 
+def default_grid(task) -> str:
+    """The grid a command uses when `--grid` is left out: the task's `default_grid` where it names one (the
+    quadruped's "all": the paper's trials at every speed), else its first grid (Narrow; the pendulum's "default")."""
+    return getattr(task, "default_grid", None) or task.grids[0]
+
+
 class TrainableExpertTask(Task, Protocol):
     """Optional: a task whose privileged expert is *learned* has a training entry point (`simdist run
     --train-expert`). Tasks whose expert is a hand-written controller do not define it."""

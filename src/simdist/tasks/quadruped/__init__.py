@@ -50,6 +50,8 @@ class QuadrupedCourseTask:
             episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)), command_dim=3,
             sensor_noise_std={"proprio": tuple(PROPRIO_NOISE_STD.tolist()), "height": (HEIGHT_NOISE_STD,)})
 
+    default_grid = "all"  # adaptation and comparisons run the paper's trials at every speed
+
     @property
     def grids(self) -> tuple[str, ...]:
         return tuple(f"{v:g}" for v in self.config.speeds)
