@@ -61,10 +61,11 @@ def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
     summary = {"bc": {"seeds": [0], "success_mean": [0.0], "success_std": [0.0], "real_minutes": [0.4],
                       "final_success_mean": 0.0, "progress_mean": [0.52]},
                "iql": {"seeds": [0, 1], "success_mean": [0.0, 0.5], "success_std": [0.0, 0.5],
-                       "real_minutes": [0.4, 0.8], "final_success_mean": 0.5}}
+                       "real_minutes": [0.4, 0.8], "final_success_mean": 0.5, "successes": [0, 10],
+                       "trials": [20, 20]}}
     md = write_comparison(tmp_path, summary).read_text()
-    assert "| bc | 1 | 0.00 ± 0.00 | 0.4 | 0.00 | 0.52 m |" in md
-    assert "| iql | 2 | 0.00 ± 0.00, 0.50 ± 0.69 | 0.4, 0.8 | 0.50 |  |" in md
+    assert "| bc | 1 | 0.00 ± 0.00 |  | 0.4 | 0.00 | 0.52 m |" in md  # a record without trials: no pooled cell
+    assert "| iql | 2 | 0.00 ± 0.00, 0.50 ± 0.69 | 0 / 20 (0.00–0.16), 10 / 20 (0.30–0.70) | 0.4, 0.8 | 0.50 |  |" in md
 
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
@@ -130,6 +131,8 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
         assert cfg["finetune"]["steps"] == 7 and cfg["mppi"]["samples"] == mppi_preset("cpu").samples
         minutes = methods[method]["real_minutes"]
         assert len(minutes) == 2 and 0 < minutes[0] < minutes[1]
+        assert methods[method]["trials"] == [2, 2] and 0 <= min(methods[method]["successes"])
+        assert [k / 2 for k in methods[method]["successes"]] == methods[method]["success_mean"]  # one seed
     # SimDist+BC's demonstrations count as robot time from the start; SimDist has none
     assert methods["simdist_bc"]["real_minutes"][0] > methods["simdist"]["real_minutes"][0]
     assert (tmp_path / "comparison.png").exists()

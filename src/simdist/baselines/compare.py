@@ -72,6 +72,10 @@ def cmd_compare(args) -> dict:
                            "real_minutes": np.mean([[r["real_minutes"] for r in run["rounds"]] for run in runs],
                                                    axis=0).tolist(),
                            "final_success_mean": float(curves[:, -1].mean())}
+        if all(r.get("successes") for run in runs for r in run["rounds"]):  # every trial pooled over the seeds
+            pooled = [[x for run in runs for x in run["rounds"][j]["successes"]] for j in range(curves.shape[1])]
+            summary[method]["successes"] = [sum(p) for p in pooled]
+            summary[method]["trials"] = [len(p) for p in pooled]
         if all(round_progress(r) is not None for run in runs for r in run["rounds"]):  # legged tasks
             progress = np.array([[round_progress(r) for r in run["rounds"]] for run in runs])
             summary[method]["progress_mean"] = progress.mean(0).tolist()

@@ -218,8 +218,9 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     markdown table (`comparison.md`, `comparison.png`)."""
     out = Path(out)
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    lines = ["| method | seeds | success at each evaluation point (mean ± 95 % CI) | real minutes | final | "
-             "mean progress at each point (legged tasks) |", "|---|---|---|---|---|---|"]
+    lines = ["| method | seeds | success at each evaluation point (mean ± 95 % CI over seeds) | every trial pooled: "
+             "successes / trials (95 % Wilson interval) | real minutes | final | mean progress at each point (legged "
+             "tasks) |", "|---|---|---|---|---|---|---|"]
     for method, s in summary.items():
         n = max(1, len(s["seeds"]))
         mean = s["success_mean"]
@@ -232,7 +233,10 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
                         alpha=0.2)
         points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
         progress = ", ".join(f"{x:.2f} m" for x in s.get("progress_mean", []))
-        lines.append(f"| {method} | {n} | {points} | {', '.join(f'{x:.1f}' for x in minutes)} | "
+        pooled = ", ".join(f"{k:g} / {t} ({lo:.2f}–{hi:.2f})" for k, t, (lo, hi) in
+                           zip(s.get("successes", []), s.get("trials", []),
+                               (wilson_interval(k, t) for k, t in zip(s.get("successes", []), s.get("trials", [])))))
+        lines.append(f"| {method} | {n} | {points} | {pooled} | {', '.join(f'{x:.1f}' for x in minutes)} | "
                      f"{s['final_success_mean']:.2f} | {progress} |")
     ax.set_xlabel("real robot minutes")
     ax.set_ylabel("success rate")
