@@ -31,8 +31,7 @@ def _learning_curve(out: Path, results: dict) -> str:
         # x = real minutes *before* each evaluation (the rollouts of round j are counted after it)
         before = [0.0] + xs[:-1]
         rates = [r["success_rate"] for r in res["rounds"]]
-        bands = [wilson_interval(sum(map(bool, r["successes"])), len(r["successes"])) if r.get("successes")
-                 else (rate, rate) for r, rate in zip(res["rounds"], rates)]
+        bands = [_round_interval(r) or (rate, rate) for r, rate in zip(res["rounds"], rates)]
         errors = [[max(0.0, rate - lo) for rate, (lo, _) in zip(rates, bands)],
                   [max(0.0, hi - rate) for rate, (_, hi) in zip(rates, bands)]]
         axes[0][0].errorbar(before, rates, yerr=errors, marker="o", capsize=3, label=f"{grid} (95 % interval)")
@@ -136,26 +135,32 @@ def _latent_error_cell(r: dict) -> str:
     return f"{sum(pre) / len(pre):.3f} → {sum(ft) / len(ft):.3f}"
 
 
+def _round_interval(row: dict) -> tuple[float, float] | None:
+    """95 % Wilson interval of a round's success rate from its per-episode outcomes (None: not recorded)."""
+    successes = row.get("successes")
+    return wilson_interval(sum(map(bool, successes)), len(successes)) if successes else None
+
+
+def _interval(row: dict) -> str:
+    band = _round_interval(row)
+    if band is None:
+        return ""
+    (low, high), n = band, len(row["successes"])
+    return f"{low:.2f}–{high:.2f} ({n} trial{'' if n == 1 else 's'})"
+
+
 # Columns of the per-round table; a column no round fills (progress on the pendulum, say) is left out.
 ROUND_COLUMNS = (
     ("round", lambda r: str(r["round"])),
     ("real minutes so far", lambda r: f"{r['real_minutes']:.1f}"),
     ("success", lambda r: f"{r['success_rate']:.2f}"),
-    ("95 % interval", lambda r: _interval(r.get("successes"))),
+    ("95 % interval", _interval),
     ("progress", lambda r: "" if round_progress(r) is None else f"{round_progress(r):.2f} m"),
     ("successes per robot minute", lambda r: f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""),
     ("held-out latent error, mean over k=1..T (pretrained → finetuned)", _latent_error_cell),
     ("per grid: success / progress",
      lambda r: ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())),
 )
-
-
-def _interval(successes: list | None) -> str:
-    if not successes:
-        return ""
-    low, high = wilson_interval(sum(map(bool, successes)), len(successes))
-    n = len(successes)
-    return f"{low:.2f}–{high:.2f} ({n} trial{'' if n == 1 else 's'})"
 
 
 def _rounds_table(rounds: list[dict]) -> list[str]:
@@ -233,9 +238,11 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
                         alpha=0.2)
         points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
         progress = ", ".join(f"{x:.2f} m" for x in s.get("progress_mean", []))
-        pooled = ", ".join(f"{k:g} / {t} ({lo:.2f}–{hi:.2f})" for k, t, (lo, hi) in
-                           zip(s.get("successes", []), s.get("trials", []),
-                               (wilson_interval(k, t) for k, t in zip(s.get("successes", []), s.get("trials", [])))))
+        pooled = []
+        for k, t in zip(s.get("successes", []), s.get("trials", [])):
+            low, high = wilson_interval(k, t)
+            pooled.append(f"{k:g} / {t} ({low:.2f}–{high:.2f})")
+        pooled = ", ".join(pooled)
         lines.append(f"| {method} | {n} | {points} | {pooled} | {', '.join(f'{x:.1f}' for x in minutes)} | "
                      f"{s['final_success_mean']:.2f} | {progress} |")
     ax.set_xlabel("real robot minutes")
