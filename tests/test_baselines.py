@@ -121,11 +121,11 @@ def test_symmetric_sampling_ratio_holds():
 
 
 def test_iql_sampler_is_uniform_over_offline_and_online_data_without_copying_the_offline_data():
-    from simdist.baselines.run import _UniformSampler
+    from simdist.baselines.learners import UniformSampler
 
     rng = np.random.default_rng(0)
     offline = buffer(900, rng, reward=lambda a: np.ones(len(a)))
-    sampler = _UniformSampler(offline)
+    sampler = UniformSampler(offline)
     assert sampler.sample(64, rng)["reward"].mean() == 1.0  # no online data yet: all offline
     for _ in range(2):  # 100 online rows in two parts: a tenth of the union
         sampler.add_online(buffer(50, rng, reward=lambda a: np.zeros(len(a))))

@@ -215,6 +215,7 @@ def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeyp
     actor from it; other methods and a missing policy are refused before any work."""
     from simdist.baselines import run as baseline_run
     from simdist.baselines.bc import BCLearner
+    from simdist.baselines.learners import LearnerSetup
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, episodes_per_round=2, preset="cpu", overrides=SMALL)
     first = baseline_run.run_baseline("bc", "pendulum", pendulum_data, tmp_path / "bc_0", seed=0, **kwargs)
@@ -227,12 +228,12 @@ def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeyp
     assert all(torch.equal(v, saved[k]) for k, v in BCLearner.load(tmp_path / "bc_0" / "checkpoint").actor
                .state_dict().items())
     started = {}
-    real_start = baseline_run._start_from_bc
+    real_start = LearnerSetup.start_from_bc
 
-    def spy(learner, *args):
-        real_start(learner, *args)
+    def spy(setup, learner, *args):
+        real_start(setup, learner, *args)
         started.update({k: v.clone() for k, v in learner.actor.state_dict().items()})
-    monkeypatch.setattr(baseline_run, "_start_from_bc", spy)
+    monkeypatch.setattr(LearnerSetup, "start_from_bc", spy)
     baseline_run.run_baseline("rlpd", "pendulum", pendulum_data, tmp_path / "rlpd", seed=0, start_policy=policy,
                               **kwargs)
     bc = BCLearner.load(tmp_path / "bc_0" / "checkpoint").actor.state_dict()

@@ -19,24 +19,20 @@ import logging
 import math
 import time
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from simdist.baselines.bc import BCConfig, BCLearner
-from simdist.baselines.common import set_normalizer_stats, spec_of
-from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
-from simdist.baselines.iql import IQLConfig, IQLLearner
-from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, cached_transitions, concat_batches,
-                                      observation_stats, sparse_success, world_model_reward)
-from simdist.baselines.rlpd import SACConfig, SACLearner
-from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
+from simdist.baselines.bc import BCLearner
+from simdist.baselines.common import spec_of
 from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
+from simdist.baselines.learners import LearnerSetup, label_key, reward_function
+from simdist.baselines.replay import TransitionBuffer, observation_stats
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
 from simdist.memory import release_freed_memory
-from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
@@ -91,17 +87,32 @@ def _rounds_result(rows: list[dict], extra: dict) -> dict:
             "final_success": rows[-1]["success_rate"], "real_minutes": rows[-1]["real_minutes"]}
 
 
-def _preset(cls, preset: str, gamma: float, seed: int, overrides: dict[str, Any]):
-    fields = {k: v for k, v in overrides.items() if k in cls.__dataclass_fields__}
-    return cls.preset(preset, gamma=gamma, seed=seed, **fields)
+@dataclass(frozen=True)
+class _Run:
+    """What every phase of one baseline run needs (one method, one seed, one output folder)."""
+    method: str
+    task: Any
+    spec: Any
+    out: Path
+    meta: dict
+    seed: int
+    grid: str
+    episodes_per_round: int
+    rounds: int
+    demo_eps: list
+    progress: bool
+    physics: Any
 
+    def write(self, rows: list[dict]) -> dict:
+        result = _rounds_result(rows, self.meta)
+        (self.out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
+        return result
 
-def _train_bc(spec, sim_eps: list[Episode], sim_stats: dict, preset: str, gamma: float, seed: int,
-              overrides: dict) -> BCLearner:
-    bc = BCLearner(spec, _preset(BCConfig, preset, gamma, seed, overrides))
-    set_normalizer_stats([bc.actor], sim_stats)
-    bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success, expert_only=True))
-    return bc
+    def row(self, j: int, episodes: list[Episode], metrics: list[dict], minutes: float) -> dict:
+        """Round j's evaluation point; `minutes` is all real data so far (this round's, earlier rounds', demos)."""
+        return {"round": j, "episodes": len(episodes), "real_minutes": minutes + self.meta["demo_minutes"],
+                "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
+                "successes": [bool(m.get("success", 0.0)) for m in metrics], "metrics": _mean_metrics(metrics)}
 
 
 def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path, real_episode_budget: int = 40,
@@ -122,7 +133,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
     instead of from a BC policy trained on the simulation data (or, in manipulation, a fresh actor).
     """
-    from simdist.adapt import physics_setting, round_initial_conditions
+    from simdist.adapt import physics_setting
     from simdist.tasks import get_task
 
     if method not in METHODS:
@@ -139,7 +150,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                                     "`simdist compare --methods bc` and `simdist dagger` write them")
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
-    out, overrides, spec, period = Path(out_dir), dict(overrides or {}), spec_of(task.spec), task.spec.control_period_s
+    out, overrides, spec = Path(out_dir), dict(overrides or {}), spec_of(task.spec)
     settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset,
                 "sim_data": str(Path(sim_data_dir)),
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
@@ -167,186 +178,102 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     info = read_info(sim_data_dir)
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
-    setting, gamma = _setting(task), task.spec.gamma
+    setting = _setting(task)
     n_demos = demos if demos is not None else _default_demos(method, setting)
     demo_eps = run_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
-    rounds = max(1, math.ceil(real_episode_budget / episodes_per_round))
-    meta = {**settings, "setting": setting, "demos": len(demo_eps), "demo_minutes": _minutes(demo_eps, period)}
-
-    if method in WORLD_MODEL_METHODS:  # the same budget: J + 1 evaluation rounds of M episodes, J finetunes
-        from simdist.adapt import AdaptConfig, adapt
-        from simdist.baselines.simdist_bc import run_simdist_bc
-        from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace, with_steps
-
-        if checkpoint is None:
-            raise ValueError(f"{method} needs a pretrained SimDist checkpoint (checkpoint=...)")
-        name = model_preset_for(task, preset)
-        cfg = AdaptConfig(rounds=rounds - 1, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
-        planner = mppi_preset(mppi or name)
-        if prior_weight is not None:
-            planner = replace(planner, prior_weight=prior_weight)
-        ft = finetune_preset(name)
-        if finetune_steps:
-            ft = with_steps(ft, finetune_steps)
-        if method == "simdist":
-            adapted = adapt(task, checkpoint, out, cfg, planner, ft, physics=physics, progress=progress,
-                            sim_data=sim_data_dir)
-        else:
-            adapted = run_simdist_bc(task, checkpoint, out, demo_eps, cfg, planner, ft, progress, sim_data=sim_data_dir,
-                                     physics=physics)
-        result = {**meta, **adapted, "method": method}
-        (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
-        return result
-    env = task.make_env("real", physics, seed=seed)
-    ics, _ = round_initial_conditions(task, grid, episodes_per_round, seed=seed)
-    deployed_as_is = method == "bc" and start_policy is not None  # needs no simulation data
-    _, sim_eps = ([], []) if deployed_as_is else load_episodes(sim_data_dir)
-    sim_stats = None if deployed_as_is else observation_stats(sim_eps)
-
+    meta = {**settings, "setting": setting, "demos": len(demo_eps),
+            "demo_minutes": _minutes(demo_eps, task.spec.control_period_s)}
+    run = _Run(method, task, spec, out, meta, seed, grid, episodes_per_round,
+               max(1, math.ceil(real_episode_budget / episodes_per_round)), demo_eps, progress, physics)
+    if method in WORLD_MODEL_METHODS:
+        return _run_world_model(run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps)
+    learn = LearnerSetup(spec, preset, task.spec.gamma, seed, overrides, setting)
     if method in OFFLINE_METHODS:
-        learner = (BCLearner.load(start_policy) if deployed_as_is
-                   else _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if method == "bc"
-                   else _train_diffusion(spec, sim_eps, sim_stats, demo_eps, method == "dp_cotrain", preset, gamma,
-                                         seed, overrides))
-        res = rollout(task, env, learner.agent(), ics, seed=seed, progress=progress, source=method)
-        write_real_episodes(out / "real_data", task, res.episodes, "r00_e", f"{method} evaluation")
-        row = {"round": 0, "episodes": len(ics), "real_minutes": _minutes(res.episodes, period) + meta["demo_minutes"],
-               "success_rate": float(np.mean([m.get("success", 0.0) for m in res.metrics])),
-               "successes": [bool(m.get("success", 0.0)) for m in res.metrics], "metrics": _mean_metrics(res.metrics)}
-        learner.save(out / "checkpoint")
-        result = _rounds_result([row], meta)
-        (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
-        return result
+        return _run_offline(run, learn, sim_data_dir, start_policy)
+    return _run_online(run, learn, sim_data_dir, checkpoint, start_policy, real_episode_budget, episodes_per_update)
 
-    # ---------------------------------------------------------------------------------- online methods
-    reward_fn = _reward_fn(setting, checkpoint)
-    label_key = None if setting == "manipulation" else _label_key(sim_data_dir, checkpoint)
-    learner, sampler, shape = _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset,
-                                              gamma, seed, overrides, start_policy, label_key)
+
+def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps) -> dict:
+    """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
+    from simdist.adapt import AdaptConfig, adapt
+    from simdist.baselines.simdist_bc import run_simdist_bc
+    from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace, with_steps
+
+    if checkpoint is None:
+        raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
+    name = model_preset_for(run.task, preset)
+    cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
+    planner = mppi_preset(mppi or name)
+    if prior_weight is not None:
+        planner = replace(planner, prior_weight=prior_weight)
+    ft = finetune_preset(name)
+    if finetune_steps:
+        ft = with_steps(ft, finetune_steps)
+    if run.method == "simdist":
+        adapted = adapt(run.task, checkpoint, run.out, cfg, planner, ft, physics=run.physics, progress=run.progress,
+                        sim_data=sim_data_dir)
+    else:
+        adapted = run_simdist_bc(run.task, checkpoint, run.out, run.demo_eps, cfg, planner, ft, run.progress,
+                                 sim_data=sim_data_dir, physics=run.physics)
+    result = {**run.meta, **adapted, "method": run.method}
+    (run.out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
+    return result
+
+
+def _run_offline(run: _Run, learn: LearnerSetup, sim_data_dir, start_policy) -> dict:
+    """BC and Diffusion Policy: trained once, deployed for one round (the paper's horizontal lines)."""
+    from simdist.adapt import round_initial_conditions
+
+    env = run.task.make_env("real", run.physics, seed=run.seed)
+    ics, _ = round_initial_conditions(run.task, run.grid, run.episodes_per_round, seed=run.seed)
+    if run.method == "bc" and start_policy is not None:  # deployed as it is: needs no simulation data
+        learner = BCLearner.load(start_policy)
+    else:
+        _, sim_eps = load_episodes(sim_data_dir)
+        sim_stats = observation_stats(sim_eps)
+        learner = (learn.train_bc(sim_eps, sim_stats) if run.method == "bc"
+                   else learn.train_diffusion(sim_eps, sim_stats, run.demo_eps, run.method == "dp_cotrain"))
+    res = rollout(run.task, env, learner.agent(), ics, seed=run.seed, progress=run.progress, source=run.method)
+    write_real_episodes(run.out / "real_data", run.task, res.episodes, "r00_e", f"{run.method} evaluation")
+    learner.save(run.out / "checkpoint")
+    return run.write([run.row(0, res.episodes, res.metrics, _minutes(res.episodes, run.task.spec.control_period_s))])
+
+
+def _run_online(run: _Run, learn: LearnerSetup, sim_data_dir, checkpoint, start_policy, budget: int,
+                episodes_per_update: int) -> dict:
+    """IQL, RLPD, SGFT: deploy with exploration, update after every `episodes_per_update` episodes."""
+    from simdist.adapt import round_initial_conditions
+
+    env = run.task.make_env("real", run.physics, seed=run.seed)
+    ics, _ = round_initial_conditions(run.task, run.grid, run.episodes_per_round, seed=run.seed)
+    _, sim_eps = load_episodes(sim_data_dir)
+    reward_fn = reward_function(learn.setting, checkpoint)
+    labels_key = None if learn.setting == "manipulation" else label_key(sim_data_dir, checkpoint)
+    learner, sampler, shape = learn.online(run.method, sim_eps, observation_stats(sim_eps), run.demo_eps, reward_fn,
+                                           start_policy, labels_key)
     del sim_eps  # the learner holds what it needs as transitions; the episodes are as large again
     release_freed_memory()
-    rng = np.random.default_rng(seed)
-    rows, real_eps, budget_left = [], [], real_episode_budget
-    for j in range(rounds):
-        round_ics = ics[:min(episodes_per_round, budget_left)]
+    rng, period = np.random.default_rng(run.seed), run.task.spec.control_period_s
+    rows, real_eps, budget_left = [], [], budget
+    for j in range(run.rounds):
+        round_ics = ics[:min(run.episodes_per_round, budget_left)]
         round_eps, round_metrics = [], []
         for start in range(0, len(round_ics), episodes_per_update):
             chunk = round_ics[start:start + episodes_per_update]
-            res = rollout(task, env, learner.agent(explore=True), chunk, seed=(seed, j), first_index=start,
-                          progress=progress, source=f"{method}-round-{j}")
-            write_real_episodes(out / "real_data", task, res.episodes, f"r{j:02d}_e{start:03d}", f"{method} rollouts")
+            res = rollout(run.task, env, learner.agent(explore=True), chunk, seed=(run.seed, j), first_index=start,
+                          progress=run.progress, source=f"{run.method}-round-{j}")
+            write_real_episodes(run.out / "real_data", run.task, res.episodes, f"r{j:02d}_e{start:03d}",
+                                f"{run.method} rollouts")
             round_eps += res.episodes
             round_metrics += res.metrics
             new = shape(TransitionBuffer.from_episodes(res.episodes, reward_fn))
             sampler.add_online(new)
             info = learner.train_round(sampler, len(new), rng)
-            log.debug("%s round %d after %d episodes: %s", method, j, start + len(chunk), info)
+            log.debug("%s round %d after %d episodes: %s", run.method, j, start + len(chunk), info)
         budget_left -= len(round_eps)
         real_eps += round_eps
-        rows.append({"round": j, "episodes": len(round_eps),
-                     "real_minutes": _minutes(real_eps, period) + meta["demo_minutes"],
-                     "success_rate": float(np.mean([m.get("success", 0.0) for m in round_metrics])),
-                     "successes": [bool(m.get("success", 0.0)) for m in round_metrics],
-                     "metrics": _mean_metrics(round_metrics)})
-        log.info("%s round %d: success %.2f after %.1f real minutes", method, j, rows[-1]["success_rate"],
+        rows.append(run.row(j, round_eps, round_metrics, _minutes(real_eps, period)))
+        log.info("%s round %d: success %.2f after %.1f real minutes", run.method, j, rows[-1]["success_rate"],
                  rows[-1]["real_minutes"])
-    learner.save(out / "checkpoint")
-    result = _rounds_result(rows, meta)
-    (out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
-    return result
-
-
-def _label_key(sim_data_dir, checkpoint) -> tuple:
-    """What the learned-reward labels of the simulation data depend on (the files as they are now)."""
-    stamp = lambda path: (str(path.resolve()), path.stat().st_mtime_ns, path.stat().st_size)  # noqa: E731
-    return stamp(Path(sim_data_dir) / "dataset.json"), stamp(Path(checkpoint) / "model.safetensors")
-
-
-def _reward_fn(setting: str, checkpoint: str | Path | None):
-    """Sparse success in manipulation; SimDist's learned reward model in the quadruped setting."""
-    if setting == "manipulation":
-        return sparse_success
-    if checkpoint is None:
-        raise ValueError("quadruped baselines use SimDist's learned reward: pass checkpoint=...")
-    from simdist.checkpoint import load_model
-
-    return world_model_reward(load_model(checkpoint))
-
-
-class _UniformSampler:
-    """IQL's single buffer: offline data followed by the online data, sampled uniformly over the union (CORL). The
-    online part grows on its own, so the offline data (7.6 GB of quadruped transitions) is never copied."""
-
-    def __init__(self, buffer: TransitionBuffer):
-        self.offline, self.online = buffer, None
-
-    def add_online(self, transitions: TransitionBuffer) -> None:
-        self.online = transitions if self.online is None else self.online.extend(transitions)
-
-    def sample(self, batch_size: int, rng: np.random.Generator, device="cpu") -> dict:
-        n_online = 0 if self.online is None else int(rng.binomial(
-            batch_size, len(self.online) / (len(self.offline) + len(self.online))))
-        parts = [buffer.sample(n, rng, device) for buffer, n in ((self.offline, batch_size - n_online),
-                                                                  (self.online, n_online)) if n]
-        return parts[0] if len(parts) == 1 else concat_batches(*parts)
-
-
-def _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy=None) -> None:
-    """The RL actor becomes the single-step BC policy (trained here on the simulation data, or `start_policy`),
-    exploring around it with `bc_start_std`."""
-    bc = _train_bc(spec, sim_eps, sim_stats, preset, gamma, seed, overrides) if start_policy is None \
-        else BCLearner.load(start_policy)
-    try:
-        learner.actor.load_state_dict(bc.actor.state_dict())
-    except RuntimeError as e:  # another encoder preset or head width than this learner's
-        raise ValueError(f"the start policy's actor does not fit the {type(learner).__name__} actor (train it with the "
-                         f"same preset and hidden widths): {e}") from None
-    learner.actor.set_constant_std(learner.cfg.bc_start_std)
-
-
-def _online_learner(method, spec, sim_eps, sim_stats, demo_eps, reward_fn, setting, preset, gamma, seed, overrides,
-                    start_policy=None, label_key=None):
-    """The learner, its sampler, and the per-transition reward transform (identity except SGFT)."""
-    rng = np.random.default_rng(seed)
-    sim = cached_transitions(sim_eps, reward_fn, label_key)
-    demo = TransitionBuffer.from_episodes(demo_eps, reward_fn, expert_default=True) if demo_eps else None
-    identity = lambda transitions: transitions
-    if method == "iql":  # value (and policy) pretrained offline in sim, plus the demonstrations
-        learner = IQLLearner(spec, _preset(IQLConfig, preset, gamma, seed, overrides))
-        set_normalizer_stats(list(learner.modules().values()), sim_stats)
-        if setting == "quadruped" or start_policy:  # the paper's quadruped baselines start from single-step BC
-            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy)
-        offline = sim if demo is None else sim.extend(demo)
-        learner.pretrain(offline, rng)
-        return learner, _UniformSampler(offline), identity
-    if method == "rlpd":  # prior data: the demonstrations, or the simulation data where there are none
-        learner = SACLearner(spec, _preset(SACConfig, preset, gamma, seed, overrides))
-        set_normalizer_stats(list(learner.modules().values()), sim_stats)
-        if setting == "quadruped" or start_policy:
-            _start_from_bc(learner, spec, sim_eps, sim_stats, preset, gamma, seed, overrides, start_policy)
-        offline = demo if demo is not None else sim
-        return learner, SymmetricSampler(offline, _empty(spec), learner.cfg.offline_ratio), identity
-    # SGFT: a fresh SAC learner on shaped online rewards; V_sim fitted to the simulation critic labels
-    cfg = _preset(SGFTConfig, preset, gamma, seed, overrides)
-    learner, value = SGFTLearner(spec, cfg), SimValue(spec, cfg)
-    set_normalizer_stats([*learner.modules().values(), value.net], sim_stats)
-    loss = value.fit(sim, cfg.value_fit_steps, rng)
-    log.info("SGFT: V_sim fitted to the simulation value labels, final MSE %.4f", loss)
-    return learner, SymmetricSampler(None, _empty(spec), 0.0), lambda transitions: learner.shape(transitions, value)
-
-
-def _empty(spec) -> TransitionBuffer:
-    groups = dict(spec.obs_shapes, **({COMMAND_KEY: (spec.command_dim,)} if spec.command_dim else {}))
-    return TransitionBuffer.empty(groups, spec.action_dim)
-
-
-def _train_diffusion(spec, sim_eps, sim_stats, demo_eps, cotrain, preset, gamma, seed,
-                     overrides) -> DiffusionLearner:
-    if not demo_eps:
-        raise ValueError("Diffusion Policy needs demonstrations (demos > 0)")
-    cfg = _preset(DiffusionConfig, preset, gamma, seed, {**overrides, "cotrain_sim": cotrain})
-    learner = DiffusionLearner(spec, cfg)
-    set_normalizer_stats([learner.policy], sim_stats)
-    sim = ChunkDataset(sim_eps, cfg.chunk, expert_only=True) if cotrain else None
-    learner.train(ChunkDataset(demo_eps, cfg.chunk), sim)
-    return learner
+    learner.save(run.out / "checkpoint")
+    return run.write(rows)
