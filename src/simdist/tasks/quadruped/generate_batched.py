@@ -52,6 +52,22 @@ class _Recorder:
         self.proprio, self.height, self.command, self.action = [], [], [], []
         self.reward, self.value, self.expert = [], [], []
 
+    def record(self, obs: dict, i: int, action: np.ndarray, value: float, expert: bool) -> None:
+        """Robot i's step before it is taken (its reward follows with `self.reward`)."""
+        self.proprio.append(obs["proprio"][i])
+        self.height.append(obs["height"][i])
+        self.command.append(obs["command"][i])
+        self.action.append(action)
+        self.value.append(value)
+        self.expert.append(expert)
+
+    def episode(self, success: bool, metrics: dict, source_policy: str) -> Episode:
+        return Episode(
+            obs={"proprio": np.asarray(self.proprio, np.float32), "height": np.asarray(self.height, np.float32)},
+            action=np.asarray(self.action, np.float32), command=np.asarray(self.command, np.float32),
+            reward=np.asarray(self.reward, np.float32), value=np.asarray(self.value, np.float32),
+            expert=np.asarray(self.expert, bool), success=success, source_policy=source_policy, metrics=metrics)
+
 
 class _CourseTrials:
     """Evaluation-style trials on the task's course for every robot of a batch: speed ~ U[slowest, fastest trial
@@ -89,6 +105,18 @@ class _CourseTrials:
         return (self.progress() >= self.course.length_m - 1e-9) | (self.env.step_count >= self.limit_steps)
 
 
+def _batch_env(task, scene: str, physics, num_envs: int, seed: int, rng: np.random.Generator):
+    """The robots and, on the course, the evaluation-style trials that command them (None on the terrain, whose
+    commands are random and whose episodes end after EPISODE_S)."""
+    if scene == "course":
+        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, physics), physics, seed=seed, random_commands=False,
+                                auto_reset=False, episode_s=1e6)
+        return env, _CourseTrials(task, env, rng)
+    env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), physics, seed=seed,
+                            random_commands=True, auto_reset=False, episode_s=EPISODE_S)
+    return env, None
+
+
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
                      policies: list | None = None, critic=None, progress: bool = True,
@@ -118,14 +146,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
     critic = critic or task.critic()
     others = policies[1:]
     rng = np.random.default_rng([seed, 1])
-    if scene == "course":
-        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, physics), physics, seed=seed, random_commands=False,
-                                auto_reset=False, episode_s=1e6)
-        trials = _CourseTrials(task, env, rng)
-    else:
-        env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), physics, seed=seed,
-                                random_commands=True, auto_reset=False, episode_s=EPISODE_S)
-        trials = None
+    env, trials = _batch_env(task, scene, physics, num_envs, seed, rng)
     low, high = np.array(spec.action_low), np.array(spec.action_high)
     which = np.zeros(num_envs, dtype=int)
     noise: list[NoiseWindows] = [None] * num_envs  # type: ignore[list-item]
@@ -159,13 +180,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         stds = np.stack([noise[i].std for i in range(num_envs)])
         action = np.clip(action + noised[:, None] * rng.normal(0.0, 1.0, action.shape) * stds, low, high)
         for i in range(num_envs):
-            r = rec[i]
-            r.proprio.append(obs["proprio"][i])
-            r.height.append(obs["height"][i])
-            r.command.append(obs["command"][i])
-            r.action.append(action[i])
-            r.value.append(values[i])
-            r.expert.append(which[i] == 0 and not noised[i])
+            rec[i].record(obs, i, action[i], values[i], which[i] == 0 and not noised[i])
         _, reward, terminated, truncated, _ = env.step(action, observe=False, with_privileged=False)
         if trials is not None:
             truncated = trials.finished() & ~terminated
@@ -183,12 +198,7 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
                 success = not fell and progress_m >= task.course.length_m - 1e-9
             metrics = {"success": float(success), "fell": float(fell), "time_s": len(r.action) * env.dt,
                        "progress_m": progress_m}
-            buffer.append(Episode(
-                obs={"proprio": np.asarray(r.proprio, np.float32), "height": np.asarray(r.height, np.float32)},
-                action=np.asarray(r.action, np.float32), command=np.asarray(r.command, np.float32),
-                reward=np.asarray(r.reward, np.float32), value=np.asarray(r.value, np.float32),
-                expert=np.asarray(r.expert, bool), success=success, source_policy=policies[which[i]].name,
-                metrics=metrics))
+            buffer.append(r.episode(success, metrics, policies[which[i]].name))
             episodes_done += 1
             written += len(r.action)
         if len(done):
