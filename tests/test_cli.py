@@ -1,6 +1,7 @@
 """End to end through the command line on the tiny built-in task: generate → pretrain → evaluate → adapt."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -91,6 +92,31 @@ def test_another_tasks_checkpoint_is_refused_before_anything_is_written(tmp_path
         assert main(argv) == 2
         assert "task 'peg-insertion' has observations" in caplog.text and "another task" in caplog.text
     assert not (tmp_path / "a").exists()
+
+
+def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_any_trial(tmp_path, capsys, caplog,
+                                                                                          pretrained, monkeypatch):
+    import os
+    import shutil
+
+    from simdist import commands
+
+    ckpt = tmp_path / "shipped"
+    shutil.copytree(pretrained, ckpt, ignore=shutil.ignore_patterns("eval_info.json"))
+    out = tmp_path / "evals" / "real.json"
+    ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(ckpt), "--domain", "real", "--trials", "1",
+                  "--out", str(out), "--json", "--quiet")
+    assert json.loads(out.read_text())["success_rate"] == ev["success_rate"]
+    assert not (ckpt / "eval_info.json").exists()  # the checkpoint folder is left as it was
+
+    def no_trials(*args, **kwargs):
+        raise AssertionError("the evaluation ran before the output was checked")
+    monkeypatch.setattr("simdist.eval.rollout.evaluate_grids", no_trials)
+    real_access = os.access
+    monkeypatch.setattr(commands.os, "access", lambda path, mode: False if Path(path) == ckpt else
+                        real_access(path, mode))  # a read-only checkpoint folder (tests may run as root)
+    assert main(["evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1"]) == 2
+    assert "read-only" in caplog.text and "--out FILE" in caplog.text
 
 
 def test_grid_left_out_is_the_tasks_default():

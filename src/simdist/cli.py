@@ -106,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help='JSON/YAML physics override file; {"with_sim": ["arm"]} puts part of the real '
                     "gap back to sim (simdist.tasks.gaps)")
+    sp.add_argument("--out", metavar="FILE", help="write the result here (default: CHECKPOINT/eval_info.json, "
+                    "replaced by each evaluation)")
     expert = sub.add_parser("expert", help="privileged expert commands")
     expert = expert.add_subparsers(dest="expert_cmd", required=True)
     sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")

@@ -4,6 +4,7 @@ parser and prints the result). Heavy imports stay inside the functions, so `simd
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from simdist.config import CorrectionConfig
@@ -93,6 +94,7 @@ def mppi_from_flags(name: str, prior_weight: float | None, overrides: list[str] 
 def cmd_evaluate(args) -> dict:
     from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
     from simdist.checkpoint import check_model_fits_task, load_model
+    from simdist.data.episodes import atomic_write_text
     from simdist.eval.rollout import evaluate_grids
     from simdist.planning.agent import MPPIAgent, PolicyAgent
 
@@ -107,11 +109,23 @@ def cmd_evaluate(args) -> dict:
         check_model_fits_task(model, task, args.checkpoint)
         agent = PolicyAgent(model) if args.agent == "policy" else \
             MPPIAgent(model, mppi_from_flags(args.mppi, args.prior_weight, args.mppi_set))
+    target = _evaluation_file(args.checkpoint, args.out)  # refused now if unwritable, not after the trials
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
     out["checkpoint"] = str(args.checkpoint)
-    Path(args.checkpoint, "eval_info.json").write_text(json.dumps(out, indent=2))
+    atomic_write_text(target, json.dumps(out, indent=2))
     return out
+
+
+def _evaluation_file(checkpoint: str, out: str | None) -> Path:
+    """Where `simdist evaluate` writes its result: --out, or CHECKPOINT/eval_info.json (replaced each time)."""
+    target = Path(out) if out else Path(checkpoint, "eval_info.json")
+    if out:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.is_dir() or not os.access(target.parent, os.W_OK):
+        raise ValueError(f"cannot write the evaluation to {target} (missing or read-only folder); "
+                         "pass --out FILE to write it elsewhere")
+    return target
 
 
 def cmd_expert_eval(args) -> dict:
