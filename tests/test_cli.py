@@ -108,6 +108,11 @@ def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_a
                   "--out", str(out), "--json", "--quiet")
     assert json.loads(out.read_text())["success_rate"] == ev["success_rate"]
     assert not (ckpt / "eval_info.json").exists()  # the checkpoint folder is left as it was
+    import stat
+    if Path(os.devnull).exists():  # a device is written to, not replaced by a regular file
+        run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1", "--out", os.devnull,
+                 "--json", "--quiet")
+        assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
     def no_trials(*args, **kwargs):
         raise AssertionError("the evaluation ran before the output was checked")

@@ -113,7 +113,10 @@ def cmd_evaluate(args) -> dict:
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
     out["checkpoint"] = str(args.checkpoint)
-    atomic_write_text(target, json.dumps(out, indent=2))
+    if target.exists() and not target.is_file():  # e.g. /dev/stdout: written to, never replaced
+        target.write_text(json.dumps(out, indent=2) + "\n")
+    else:
+        atomic_write_text(target, json.dumps(out, indent=2))
     return out
 
 
