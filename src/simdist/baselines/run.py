@@ -92,7 +92,6 @@ class _Run:
     """What every phase of one baseline run needs (one method, one seed, one output folder)."""
     method: str
     task: Any
-    spec: Any
     out: Path
     meta: dict
     seed: int
@@ -183,7 +182,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     demo_eps = run_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
     meta = {**settings, "setting": setting, "demos": len(demo_eps),
             "demo_minutes": _minutes(demo_eps, task.spec.control_period_s)}
-    run = _Run(method, task, spec, out, meta, seed, grid, episodes_per_round,
+    run = _Run(method, task, out, meta, seed, grid, episodes_per_round,
                max(1, math.ceil(real_episode_budget / episodes_per_round)), demo_eps, progress, physics)
     if method in WORLD_MODEL_METHODS:
         return _run_world_model(run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps)
