@@ -82,6 +82,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # session 16, independent seeds
     foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # session 11, one command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
+    table_leg = compare("compare_table_leg_world_model")["simdist"]["success_mean"]  # session 34, `cpu` model
     # the shipped model, recorded as runs/q_sensor_noise (seed 0) and, once copied, checkpoints/quadruped-cpu
     foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", physics_file=None,
                           checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"})
@@ -98,6 +99,8 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
         ("Peg Insertion,\nWide (2 seeds;\nmean of rounds 1–4)", None,
          *adapted_rounds_mean("adapt_peg_wide_s[01].json"),
          max(pooled_baseline("compare_peg_bc_wide_s?"), pooled_baseline("compare_peg_bc_10k_wide_s?"))),
+        ("Table Leg, cpu\nmodel (1 seed; every\nmethod 0.00)", None, table_leg[0], table_leg[-1],
+         best_baseline("compare_table_leg_world_model", "compare_table_leg_offline", "compare_table_leg_rl")),
         ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1],  # BC, and BC after a DAgger round (session 19)
          max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
              "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)}))),
@@ -119,7 +122,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
 def main() -> None:
     data = rows()
     x = np.arange(len(data))
-    fig, ax = plt.subplots(figsize=(14, 5.0))
+    fig, ax = plt.subplots(figsize=(15, 5.0))
     w = 0.26
     ax.bar(x - w, [r[2] for r in data], w, label="SimDist, real zero shot", color="#9ecae1")
     ax.bar(x, [r[3] for r in data], w, label="SimDist, real after adaptation", color="#08519c")
