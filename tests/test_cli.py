@@ -142,6 +142,22 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     assert "mean_return" in ab["data-50"]  # `sim` reports the dense episode return (the quadruped's Table I metric)
 
 
+def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys, pendulum_data, monkeypatch):
+    from simdist import ablations
+
+    seen = []
+    real_pretrain = ablations.pretrain
+
+    def spy(data_dir, model_dir, cfg, train, **kwargs):
+        seen.append(train.seed)
+        return real_pretrain(data_dir, model_dir, cfg, train, **kwargs)
+    monkeypatch.setattr(ablations, "pretrain", spy)
+    for seed in (0, 1):
+        run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / f"s{seed}"),
+                 "--variants", "simdist", "--steps", "2", "--trials", "1", "--seed", str(seed), "--json", "--quiet")
+    assert seen == [0, 1]  # same data and settings, each replicate from its own initialisation
+
+
 def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, capsys, pendulum_data, monkeypatch):
     common = ["--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"), "--steps", "4", "--trials", "1",
               "--json", "--quiet"]

@@ -141,6 +141,7 @@ def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, mod
         create_dataset(data_dir, info)
         write_episodes(data_dir, chosen, name="subset")
     cfg, train = _variant_configs(name, model_cfg, train_cfg)
+    train = replace(train, seed=train.seed + seed)  # a replicate (--seed S) also starts from its own initialisation
     if not (model_dir / "done").exists():
         pretrain(data_dir, model_dir, cfg, train, progress=progress)
         (model_dir / "done").write_text("ok\n")

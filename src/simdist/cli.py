@@ -179,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mppi", help="MPPI preset (default: --preset)")
     sp.add_argument("--steps", type=int, help="pretraining steps per variant")
     sp.add_argument("--trials", type=int, default=20)
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--seed", type=int, default=0, help="Table I: the data subset, pretraining initialisation and "
+                    "evaluation seed (one replicate per seed and --out); Fig. 10: the first adaptation seed")
     sp.add_argument("--checkpoint", help="Fig. 10 variants: pretrained model to adapt (default: the simdist variant's)")
     sp.add_argument("--rounds", type=int, default=2, help="Fig. 10 variants: finetuning rounds (as simdist adapt)")
     sp.add_argument("--episodes-per-round", type=int, default=20, help="Fig. 10 variants: real episodes per round")
