@@ -16,8 +16,8 @@ cd "${ROOT:-$(dirname "$0")/..}"
 SEEDS=${SEEDS:-0 1}; VARIANTS=${VARIANTS:-peg_clearance_0.002 peg_clearance_0.004}; DOMAINS=${DOMAINS:-sim real}
 REC=${REC:-benchmarks/results/peg_physics_probe.jsonl}
 STAGES_REC=${STAGES_REC:-benchmarks/results/peg_physics_probe_stages.jsonl}
-CK=$(mktemp -d)/peg-insertion  # a copy: `simdist evaluate` writes eval_info.json into the checkpoint folder
-cp -r checkpoints/peg-insertion "$CK"
+CK=checkpoints/peg-insertion
+SCRATCH=$(mktemp -d)  # `simdist evaluate --out`: the shipped checkpoint folder stays as it is
 tag() {  # the record's provenance, added to the last JSON line on stdin
   python -c "import json, sys; r = json.loads(sys.stdin.read().splitlines()[-1]); r.update(checkpoint=
 'checkpoints/peg-insertion', variant='$1', physics='benchmarks/physics/$1.json', seed=$2, mppi='manipulation-prior');
@@ -29,6 +29,7 @@ for v in $VARIANTS; do for d in $DOMAINS; do for s in $SEEDS; do
       --mppi manipulation-prior --physics "benchmarks/physics/$v.json" | tag "$v" "$s" >> "$STAGES_REC"
   else
     simdist evaluate peg-insertion --checkpoint "$CK" --domain "$d" --grid narrow --trials 20 --mppi manipulation-prior \
-      --seed "$s" --physics "benchmarks/physics/$v.json" --json --quiet | tag "$v" "$s" >> "$REC"
+      --seed "$s" --physics "benchmarks/physics/$v.json" --out "$SCRATCH/eval_info.json" --json --quiet |
+      tag "$v" "$s" >> "$REC"
   fi
 done; done; done

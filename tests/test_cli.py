@@ -109,10 +109,17 @@ def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_a
     assert json.loads(out.read_text())["success_rate"] == ev["success_rate"]
     assert not (ckpt / "eval_info.json").exists()  # the checkpoint folder is left as it was
     import stat
-    if Path(os.devnull).exists():  # a device is written to, not replaced by a regular file
-        run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1", "--out", os.devnull,
-                 "--json", "--quiet")
-        assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    import threading
+    pipe, received = tmp_path / "pipe", []  # a pipe (like /dev/stdout) is written to, not replaced by a file
+    os.mkfifo(pipe)
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
+    reader.start()
+    run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1", "--out", str(pipe),
+             "--json", "--quiet")
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode) and "success_rate" in json.loads(received[0])
+    assert main(["evaluate", "pendulum", "--checkpoint", str(ckpt), "--out", str(tmp_path)]) == 2
+    assert "is a folder" in caplog.text
 
     def no_trials(*args, **kwargs):
         raise AssertionError("the evaluation ran before the output was checked")

@@ -113,7 +113,7 @@ def cmd_evaluate(args) -> dict:
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
     out["checkpoint"] = str(args.checkpoint)
-    if target.exists() and not target.is_file():  # e.g. /dev/stdout: written to, never replaced
+    if target.exists() and not target.is_file():  # a pipe or /dev/stdout: written to, never replaced
         target.write_text(json.dumps(out, indent=2) + "\n")
     else:
         atomic_write_text(target, json.dumps(out, indent=2))
@@ -123,6 +123,8 @@ def cmd_evaluate(args) -> dict:
 def _evaluation_file(checkpoint: str, out: str | None) -> Path:
     """Where `simdist evaluate` writes its result: --out, or CHECKPOINT/eval_info.json (replaced each time)."""
     target = Path(out) if out else Path(checkpoint, "eval_info.json")
+    if target.is_dir():
+        raise ValueError(f"--out {target} is a folder; name the file to write")
     if out:
         target.parent.mkdir(parents=True, exist_ok=True)
     if not target.parent.is_dir() or not os.access(target.parent, os.W_OK):

@@ -107,6 +107,13 @@ class _Run:
         (self.out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
         return result
 
+    def real_env_and_conditions(self):
+        """The `real` environment and the round's fixed evaluation initial conditions (as `simdist adapt`)."""
+        from simdist.adapt import round_initial_conditions
+
+        env = self.task.make_env("real", self.physics, seed=self.seed)
+        return env, round_initial_conditions(self.task, self.grid, self.episodes_per_round, seed=self.seed)[0]
+
     def row(self, j: int, episodes: list[Episode], metrics: list[dict], minutes: float) -> dict:
         """Round j's evaluation point; `minutes` is all real data so far (this round's, earlier rounds', demos)."""
         return {"round": j, "episodes": len(episodes), "real_minutes": minutes + self.meta["demo_minutes"],
@@ -221,10 +228,7 @@ def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_we
 
 def _run_offline(run: _Run, learn: LearnerSetup, sim_data_dir, start_policy) -> dict:
     """BC and Diffusion Policy: trained once, deployed for one round (the paper's horizontal lines)."""
-    from simdist.adapt import round_initial_conditions
-
-    env = run.task.make_env("real", run.physics, seed=run.seed)
-    ics, _ = round_initial_conditions(run.task, run.grid, run.episodes_per_round, seed=run.seed)
+    env, ics = run.real_env_and_conditions()
     if run.method == "bc" and start_policy is not None:  # deployed as it is: needs no simulation data
         learner = BCLearner.load(start_policy)
     else:
@@ -241,10 +245,7 @@ def _run_offline(run: _Run, learn: LearnerSetup, sim_data_dir, start_policy) -> 
 def _run_online(run: _Run, learn: LearnerSetup, sim_data_dir, checkpoint, start_policy, budget: int,
                 episodes_per_update: int) -> dict:
     """IQL, RLPD, SGFT: deploy with exploration, update after every `episodes_per_update` episodes."""
-    from simdist.adapt import round_initial_conditions
-
-    env = run.task.make_env("real", run.physics, seed=run.seed)
-    ics, _ = round_initial_conditions(run.task, run.grid, run.episodes_per_round, seed=run.seed)
+    env, ics = run.real_env_and_conditions()
     _, sim_eps = load_episodes(sim_data_dir)
     reward_fn = reward_function(learn.setting, checkpoint)
     labels_key = None if learn.setting == "manipulation" else label_key(sim_data_dir, checkpoint)
