@@ -157,3 +157,28 @@ def test_falls_back_to_the_next_backend_that_works(monkeypatch, fresh_backend):
     assert video.select_backend() == ("osmesa", None) and tried == ["egl", "osmesa"]  # cached: probed once
     monkeypatch.setenv("MUJOCO_GL", "egl")  # an explicit choice is the only candidate
     assert video.select_backend(refresh=True)[0] is None and tried[-1] == "egl"
+
+
+def test_shadows_are_off_unless_asked_for():
+    """Software GL draws shadows 7x slower; a video turns them on only through VideoConfig.shadows."""
+    backend = _backend_or_skip()
+    import mujoco
+
+    assert video.VideoConfig().shadows is False
+    model = mujoco.MjModel.from_xml_string("<mujoco><worldbody><geom size='.1'/></worldbody></mujoco>")
+    for shadows in (False, True):
+        renderer = video.OffscreenRenderer(backend, model, 16, 12, shadows)
+        try:
+            assert renderer._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] == shadows
+        finally:
+            renderer.close()
+
+
+def test_arm_tasks_are_filmed_close_on_their_fixture():
+    """A part millimetres from seated is invisible from across the workspace: the camera looks at the hole."""
+    for name in ("peg-insertion", "table-leg"):
+        env = get_task(name).make_env("sim", seed=0)
+        env.reset(seed=0)
+        model, data, cam = video.scene_of(env)
+        hole = data.site_xpos[env.hole_site]
+        assert np.allclose(cam.lookat[:2], hole[:2]) and cam.distance < 1.0

@@ -46,6 +46,7 @@ class VideoConfig:
     height: int = 180
     fps: float = 10.0  # at most; a slower control rate gives one frame per control step
     max_seconds: float = 10.0  # robot time filmed
+    shadows: bool = False  # Mesa's software renderer draws a frame 7x slower with them (63 vs 9 ms, 240 x 180)
 
 
 @dataclass
@@ -76,13 +77,14 @@ class OffscreenRenderer:
     """An RGB offscreen renderer on an explicit GL backend (MuJoCo's own Renderer fixes its backend when mujoco
     is first imported)."""
 
-    def __init__(self, backend: str, model: mujoco.MjModel, width: int, height: int):
+    def __init__(self, backend: str, model: mujoco.MjModel, width: int, height: int, shadows: bool = True):
         self.width, self.height = width, height
         self._ctx = _context_class(backend)(width, height)
         self._mjr = None
         try:
             self._ctx.make_current()
             self._scene = mujoco.MjvScene(model, maxgeom=10_000)
+            self._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = shadows
             self._option = mujoco.MjvOption()
             self._mjr = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
             mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._mjr)
@@ -236,7 +238,7 @@ def record_episode(task, env, agent, initial_condition, path: str | Path, config
 
     try:
         model, data, camera = scene_of(env)
-        renderer = OffscreenRenderer(backend, model, config.width, config.height)
+        renderer = OffscreenRenderer(backend, model, config.width, config.height, config.shadows)
         frames.append(renderer.render(model, data, camera))
     except Exception as err:  # noqa: BLE001 -- any rendering failure only costs the video
         if renderer is not None:

@@ -271,11 +271,18 @@ class UR5eEnv(gym.Env):
         return info
 
     def render_scene(self) -> tuple[mujoco.MjModel, mujoco.MjData, mujoco.MjvCamera]:
-        """Model, data and a fixed camera over the workspace (arm, part and fixture), for rollout videos."""
+        """Model, data and a fixed camera for rollout videos: close on the fixture where the task has one (its
+        ``hole_site``: a part is millimetres from seated, which a view of the whole arm cannot show), else over
+        the whole workspace."""
         cam = mujoco.MjvCamera()
         cam.type = mujoco.mjtCamera.mjCAMERA_FREE
-        cam.lookat[:] = (0.42, 0.0, 0.2)
-        cam.distance, cam.azimuth, cam.elevation = 1.4, 150.0, -30.0
+        hole = getattr(self, "hole_site", None)
+        if hole is None:
+            cam.lookat[:] = (0.42, 0.0, 0.2)
+            cam.distance, cam.azimuth, cam.elevation = 1.4, 150.0, -30.0
+        else:
+            cam.lookat[:] = self.data.site_xpos[hole] + (0.0, 0.0, 0.1)
+            cam.distance, cam.azimuth, cam.elevation = 0.8, 150.0, -20.0
         return self.model, self.data, cam
 
     def oracle_privileged_state(self) -> np.ndarray:
