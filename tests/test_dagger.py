@@ -91,7 +91,7 @@ def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
 
 def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,
                                                                           monkeypatch, caplog):
-    import simdist.dagger as dagger_module
+    import simdist.dagger.run as dagger_module
 
     monkeypatch.setattr(dagger_module, "evaluate_head", lambda task, *a, **k: {g: -1.0 for g in task.grids})
     cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
@@ -104,7 +104,7 @@ def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_pa
 
 def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data,
                                                                       monkeypatch):
-    import simdist.dagger as dagger_module
+    import simdist.dagger.run as dagger_module
 
     calls = []
 

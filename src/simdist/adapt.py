@@ -163,17 +163,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                                          obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                          command_dim=spec.command_dim, action_low=spec.action_low,
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
-    settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
-    # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
-    settings["physics"] = physics_setting(physics)
-    if corrections.episodes_per_round:  # recorded only when used: plain runs keep their settings file
-        settings["corrections"] = asdict(corrections)
-        if "policy" not in ft.trainable or not ft.loss.bc:
-            log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
-                        "finetune trains the policy head with the BC term (config.with_bc_head)")
-        elif not ft.policy_anchor:
-            log.warning("cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
-                        "own states and break a working gait (docs/real-robot.md §3)")
+    settings = _settings(cfg, mppi, ft, pretrained, physics, corrections)
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
                                           "finetune.tail_windows"))
@@ -200,22 +190,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         if corrections.episodes_per_round and j < cfg.rounds:  # the last round's model is only evaluated
             corrected = collect_corrections(task, env, MPPIAgent(model, mppi), corrections, data_dir, j, cfg.seed,
                                             cfg.grid, progress)
-        real_steps = _real_steps_through(data_dir, j)
-        wins = float(sum(m.get("success", 0.0) for m in metrics))
-        row = {
-            "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
-            "real_minutes": real_steps * spec.control_period_s / 60.0,
-            "success_rate": wins / len(metrics), "success_ci95": wilson_interval(wins, len(metrics)),
-            # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
-            "successes_per_minute": wins / max(1e-9, sum(len(e) for e in episodes) * spec.control_period_s / 60.0),
-            "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
-            "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
-            "successes": [bool(m.get("success", 0.0)) for m in metrics],
-        }
+        row = _round_row(task, j, episodes, metrics, ics, data_dir, grid_labels if cfg.grid == "all" else None)
         if corrected:
             row["corrected_episodes"], row["operator_share"] = len(corrected), operator_share(corrected)
-        if cfg.grid == "all":
-            row["metrics_by_grid"] = _by_grid(grid_labels, metrics)
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()
@@ -229,6 +206,44 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                   "real_minutes": rounds[-1]["real_minutes"]}
         atomic_write_text(out / "adapt_results.json", json.dumps(result, indent=2))
     return result
+
+
+def _settings(cfg: AdaptConfig, mppi: MPPIConfig, ft: FinetuneConfig, pretrained, physics,
+              corrections: CorrectionConfig) -> dict:
+    """What decides a run's result, recorded in adapt_config.json so that a resumed run cannot silently differ."""
+    settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
+    # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
+    settings["physics"] = physics_setting(physics)
+    if corrections.episodes_per_round:  # recorded only when used: plain runs keep their settings file
+        settings["corrections"] = asdict(corrections)
+        if "policy" not in ft.trainable or not ft.loss.bc:
+            log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
+                        "finetune trains the policy head with the BC term (config.with_bc_head)")
+        elif not ft.policy_anchor:
+            log.warning("cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
+                        "own states and break a working gait (docs/real-robot.md §3)")
+    return settings
+
+
+def _round_row(task, j: int, episodes: list, metrics: list[dict], ics: list, data_dir: Path,
+               grid_labels: list[str] | None) -> dict:
+    """Round j's evaluation: success with its 95 % interval, the real-data budget so far, Fig. 6 throughput, the
+    mean task metrics (per grid when `grid_labels`) and the per-trial outcomes over initial conditions (Fig. 7)."""
+    period = task.spec.control_period_s
+    wins = float(sum(m.get("success", 0.0) for m in metrics))
+    row = {
+        "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
+        "real_minutes": _real_steps_through(data_dir, j) * period / 60.0,
+        "success_rate": wins / len(metrics), "success_ci95": wilson_interval(wins, len(metrics)),
+        # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
+        "successes_per_minute": wins / max(1e-9, sum(len(e) for e in episodes) * period / 60.0),
+        "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
+        "initial_conditions": [initial_condition_to_json(ic) for ic in ics],
+        "successes": [bool(m.get("success", 0.0)) for m in metrics],
+    }
+    if grid_labels is not None:
+        row["metrics_by_grid"] = _by_grid(grid_labels, metrics)
+    return row
 
 
 def _collect_round(task, env, model, mppi: MPPIConfig, ics: list, data_dir: Path, j: int, seed: int,

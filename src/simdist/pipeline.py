@@ -75,6 +75,22 @@ def _train_expert(task, out: Path, budget: int | None) -> None:
     task.train_expert(out, budget)
 
 
+def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool) -> dict:
+    """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
+    if not path.exists():
+        from simdist.checkpoint import check_model_fits_task, load_model
+
+        model = load_model(model_dir)
+        check_model_fits_task(model, task, model_dir)
+        per_grid = {}
+        for grid in grids:
+            res = rollout(task, task.make_env("sim", seed=1), MPPIAgent(model, planner),
+                          task.initial_conditions(grid, trials, seed=1), progress=progress)
+            per_grid[grid] = res.summary(task.spec.control_period_s)
+        path.write_text(json.dumps(per_grid, indent=2))
+    return json.loads(path.read_text())
+
+
 def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True, video: bool = True,
                  train_expert: bool = False, expert_budget: int | None = None, checkpoint: str | Path | None = None,
                  sizing: PipelineConfig | None = None) -> dict:
@@ -91,7 +107,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         from simdist.checkpoint import check_fits_task
 
         check_fits_task(checkpoint, task)  # before any work
-    settings = {"task": task_name, "preset": preset, **asdict(cfg), "checkpoint": str(checkpoint) if checkpoint else None}
+    settings = {"task": task_name, "preset": preset, **asdict(cfg),
+                "checkpoint": str(checkpoint) if checkpoint else None}
     refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"))
     out.mkdir(parents=True, exist_ok=True)
     if train_expert:
@@ -117,19 +134,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
         (model_dir / "pretrain_done").write_text("ok\n")
 
-    sim_eval_path = out / "sim_eval.json"
-    if not sim_eval_path.exists():
-        from simdist.checkpoint import check_model_fits_task, load_model
-
-        model = load_model(model_dir)
-        check_model_fits_task(model, task, model_dir)
-        per_grid = {}
-        for grid in grids:
-            res = rollout(task, task.make_env("sim", seed=1), MPPIAgent(model, planner),
-                          task.initial_conditions(grid, cfg.sim_eval_trials, seed=1), progress=progress)
-            per_grid[grid] = res.summary(task.spec.control_period_s)
-        sim_eval_path.write_text(json.dumps(per_grid, indent=2))
-    sim_eval = json.loads(sim_eval_path.read_text())
+    sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress)
 
     results = {}
     legged = bool(task.spec.command_dim)

@@ -121,6 +121,36 @@ class _Run:
                 "successes": [bool(m.get("success", 0.0)) for m in metrics], "metrics": _mean_metrics(metrics)}
 
 
+def _check_arguments(method: str, real_episode_budget: int, episodes_per_update: int, episodes_per_round: int,
+                     start_policy: str | Path | None, seed: int) -> Path | None:
+    """Refuse a bad request before anything runs; returns `start_policy` with its "{seed}" filled in."""
+    if method not in METHODS:
+        raise KeyError(f"unknown baseline {method!r}; valid methods: {list(METHODS)}")
+    if episodes_per_update < 1 or episodes_per_round < 1 or real_episode_budget < 1:
+        raise ValueError("real_episode_budget, episodes_per_update and episodes_per_round must be positive")
+    if start_policy is None:
+        return None
+    start_policy = Path(str(start_policy).replace("{seed}", str(seed)))
+    if method not in START_POLICY_METHODS:
+        raise ValueError(f"start_policy is a single-step BC policy for {list(START_POLICY_METHODS)} to start "
+                         f"from; {method!r} does not take one")
+    if not (start_policy / "config.json").exists():
+        raise FileNotFoundError(f"start_policy {start_policy} is not a saved policy (no config.json); "
+                                "`simdist compare --methods bc` and `simdist dagger` write them")
+    return start_policy
+
+
+def _deciding(settings: dict, method: str) -> dict:
+    """Only the settings that decide `method`'s result (a finished run with the same ones is reused): offline
+    methods are trained and evaluated once (no real-data budget, no world model); only world-model methods plan."""
+    drop = set()
+    if method in OFFLINE_METHODS:
+        drop |= {"real_episode_budget", "episodes_per_update", "checkpoint"}
+    if method not in WORLD_MODEL_METHODS:
+        drop |= {"prior_weight", "mppi", "finetune_steps"}
+    return {k: v for k, v in settings.items() if k not in drop}
+
+
 def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path, real_episode_budget: int = 40,
                  episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
                  grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
@@ -142,18 +172,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     from simdist.adapt import physics_setting
     from simdist.tasks import get_task
 
-    if method not in METHODS:
-        raise KeyError(f"unknown baseline {method!r}; valid methods: {list(METHODS)}")
-    if episodes_per_update < 1 or episodes_per_round < 1 or real_episode_budget < 1:
-        raise ValueError("real_episode_budget, episodes_per_update and episodes_per_round must be positive")
-    if start_policy is not None:
-        start_policy = Path(str(start_policy).replace("{seed}", str(seed)))
-        if method not in START_POLICY_METHODS:
-            raise ValueError(f"start_policy is a single-step BC policy for {list(START_POLICY_METHODS)} to start "
-                             f"from; {method!r} does not take one")
-        if not (start_policy / "config.json").exists():
-            raise FileNotFoundError(f"start_policy {start_policy} is not a saved policy (no config.json); "
-                                    "`simdist compare --methods bc` and `simdist dagger` write them")
+    start_policy = _check_arguments(method, real_episode_budget, episodes_per_update, episodes_per_round,
+                                    start_policy, seed)
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec = Path(out_dir), dict(overrides or {}), spec_of(task.spec)
@@ -166,12 +186,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "physics": physics_setting(physics)}
     if start_policy is not None:  # recorded only when given: runs from before it existed stay reusable
         settings["start_policy"] = str(start_policy)
-    # Only what decides the result: offline methods are trained once and evaluated once (no real-data budget,
-    # no world model); only the world-model methods plan (prior weight).
-    if method in OFFLINE_METHODS:
-        del settings["real_episode_budget"], settings["episodes_per_update"], settings["checkpoint"]
-    if method not in WORLD_MODEL_METHODS:
-        del settings["prior_weight"], settings["mppi"], settings["finetune_steps"]
+    settings = _deciding(settings, method)
     previous = _finished(out, settings)
     if previous is not None:
         return previous

@@ -117,6 +117,87 @@ def _batch_env(task, scene: str, physics, num_envs: int, seed: int, rng: np.rand
     return env, None
 
 
+class _Alg2Robots:
+    """Alg. 2 on every robot of a batch env: each robot's episode has its driving policy (the expert with
+    probability ``expert_prob``, else a uniformly chosen sub-optimal one), its noise windows and its recorder; a
+    robot whose episode ends starts the next one at once."""
+
+    def __init__(self, task, env: QuadrupedBatchEnv, trials: _CourseTrials | None, policies: list, critic,
+                 cfg: GenerationConfig, rng: np.random.Generator):
+        self.task, self.env, self.trials, self.rng = task, env, trials, rng
+        self.policies, self.critic, self.cfg = policies, critic, cfg
+        n, spec = env.num_envs, task.spec
+        self.low, self.high = np.array(spec.action_low), np.array(spec.action_high)
+        self.which = np.zeros(n, dtype=int)  # index into policies: 0 is the expert
+        self.noise: list[NoiseWindows] = [None] * n  # type: ignore[list-item]
+        self.rec = [_Recorder() for _ in range(n)]
+        self.start_xy = env.qpos[:, :2].copy()
+        self._start(np.arange(n))
+
+    def _start(self, ids: np.ndarray) -> None:
+        """New episodes for robots ``ids`` (already reset): their policy, noise windows and recorder."""
+        others = len(self.policies) - 1
+        for i in ids:
+            use_expert = not others or self.rng.random() < self.cfg.expert_prob
+            self.which[i] = 0 if use_expert else 1 + int(self.rng.integers(others))
+            self.noise[i] = NoiseWindows(self.cfg, self.task.spec.action_dim, self.rng)
+            self.rec[i] = _Recorder()
+        self.start_xy[ids] = self.env.qpos[ids, :2]
+
+    def _actions(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every robot's action after its noise window, and whether it is the uncorrupted expert's. Each policy
+        runs once, on all the robots it drives."""
+        n = self.env.num_envs
+        action = np.zeros((n, self.task.spec.action_dim))
+        with torch.no_grad():
+            for k in np.unique(self.which):
+                ids = np.flatnonzero(self.which == k)
+                action[ids] = self.policies[k].act(state[ids])
+        noised = np.array([self.noise[i].step() for i in range(n)])
+        stds = np.stack([self.noise[i].std for i in range(n)])
+        action = np.clip(action + noised[:, None] * self.rng.normal(0.0, 1.0, action.shape) * stds, self.low,
+                         self.high)
+        return action, (self.which == 0) & ~noised
+
+    def step(self) -> list[Episode]:
+        """One control step of every robot; returns the episodes that ended with it."""
+        env, trials = self.env, self.trials
+        state, obs = env.privileged(), env.observations()
+        action, uncorrupted_expert = self._actions(state)
+        with torch.no_grad():
+            values = self.critic.values(state)
+        for i in range(env.num_envs):
+            self.rec[i].record(obs, i, action[i], values[i], bool(uncorrupted_expert[i]))
+        _, reward, terminated, truncated, _ = env.step(action, observe=False, with_privileged=False)
+        if trials is not None:
+            truncated = trials.finished() & ~terminated
+        for i in range(env.num_envs):
+            self.rec[i].reward.append(reward[i])
+        done = np.flatnonzero(terminated | truncated)
+        episodes = [self._episode(i, fell=bool(terminated[i])) for i in done]
+        if len(done):
+            if trials is None:
+                env.reset(done)
+            else:
+                trials.reset(done)
+            self._start(done)
+        if trials is not None:
+            trials.update_commands()
+        return episodes
+
+    def _episode(self, i: int, fell: bool) -> Episode:
+        """Robot i's finished episode. Success on the terrain: surviving it; on the course: reaching the finish."""
+        if self.trials is None:
+            success, progress_m = not fell, float(np.linalg.norm(self.env.qpos[i, :2] - self.start_xy[i]))
+        else:
+            progress_m = float(self.trials.progress()[i])
+            success = not fell and progress_m >= self.task.course.length_m - 1e-9
+        rec = self.rec[i]
+        metrics = {"success": float(success), "fell": float(fell), "time_s": len(rec.action) * self.env.dt,
+                   "progress_m": progress_m}
+        return rec.episode(success, metrics, self.policies[self.which[i]].name)
+
+
 def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
                      cfg: GenerationConfig | None = None, max_seconds: float | None = None,
                      policies: list | None = None, critic=None, progress: bool = True,
@@ -143,72 +224,21 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
                                           f"{asdict(physics)}) {asdict(cfg)}"))
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
-    critic = critic or task.critic()
-    others = policies[1:]
     rng = np.random.default_rng([seed, 1])
     env, trials = _batch_env(task, scene, physics, num_envs, seed, rng)
-    low, high = np.array(spec.action_low), np.array(spec.action_high)
-    which = np.zeros(num_envs, dtype=int)
-    noise: list[NoiseWindows] = [None] * num_envs  # type: ignore[list-item]
-    rec = [_Recorder() for _ in range(num_envs)]
-    start_xy = env.qpos[:, :2].copy()
-
-    def assign(ids: np.ndarray) -> None:
-        for i in ids:
-            use_expert = not others or rng.random() < cfg.expert_prob
-            which[i] = 0 if use_expert else 1 + int(rng.integers(len(others)))
-            noise[i] = NoiseWindows(cfg, spec.action_dim, rng)
-            rec[i] = _Recorder()
-        start_xy[ids] = env.qpos[ids, :2]
-
-    assign(np.arange(num_envs))
+    robots = _Alg2Robots(task, env, trials, policies, critic or task.critic(), cfg, rng)
     buffer: list[Episode] = []
     steps_done, episodes_done, files, written = 0, 0, 0, 0
     t0 = time.perf_counter()
     bar = progress_bar(total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)",
                        disable=not progress)
     while steps_done < transitions and (max_seconds is None or time.perf_counter() - t0 < max_seconds):
-        state = env.privileged()
-        obs = env.observations()
-        action = np.zeros((num_envs, spec.action_dim))
-        with torch.no_grad():
-            for k in np.unique(which):
-                ids = np.flatnonzero(which == k)
-                action[ids] = policies[k].act(state[ids])
-            values = critic.values(state)
-        noised = np.array([noise[i].step() for i in range(num_envs)])
-        stds = np.stack([noise[i].std for i in range(num_envs)])
-        action = np.clip(action + noised[:, None] * rng.normal(0.0, 1.0, action.shape) * stds, low, high)
-        for i in range(num_envs):
-            rec[i].record(obs, i, action[i], values[i], which[i] == 0 and not noised[i])
-        _, reward, terminated, truncated, _ = env.step(action, observe=False, with_privileged=False)
-        if trials is not None:
-            truncated = trials.finished() & ~terminated
-        for i in range(num_envs):
-            rec[i].reward.append(reward[i])
+        finished = robots.step()
         steps_done += num_envs
         bar.update(num_envs)
-        done = np.flatnonzero(terminated | truncated)
-        for i in done:
-            r, fell = rec[i], bool(terminated[i])
-            if trials is None:  # terrain: surviving the episode; course: reaching the finish line
-                success, progress_m = not fell, float(np.linalg.norm(env.qpos[i, :2] - start_xy[i]))
-            else:
-                progress_m = float(trials.progress()[i])
-                success = not fell and progress_m >= task.course.length_m - 1e-9
-            metrics = {"success": float(success), "fell": float(fell), "time_s": len(r.action) * env.dt,
-                       "progress_m": progress_m}
-            buffer.append(r.episode(success, metrics, policies[which[i]].name))
-            episodes_done += 1
-            written += len(r.action)
-        if len(done):
-            if trials is None:
-                env.reset(done)
-            else:
-                trials.reset(done)
-            assign(done)
-        if trials is not None:
-            trials.update_commands()
+        buffer += finished
+        episodes_done += len(finished)
+        written += sum(len(e) for e in finished)
         if len(buffer) >= cfg.episodes_per_file:
             write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
             files, buffer = files + 1, []
