@@ -56,3 +56,30 @@ def test_report_leaves_out_columns_no_round_fills(tmp_path):
     assert "| round | real minutes so far | success | 95 % interval | successes per robot minute |" in md
     assert "| 1 | 2.0 | 0.50 | 0.21–1.00 (1 trial) | 3.00 |" in md and "progress" not in md
     assert "latent error" not in md.split("| round", 1)[1]  # no empty column (the reading note names it)
+
+
+def _rounds(outcomes: list[list[bool]], errors: tuple[float, float] | None = None) -> list[dict]:
+    rounds = [{"round": j, "real_minutes": 1.0 + j, "success_rate": sum(o) / len(o), "successes": o,
+               "initial_conditions": [[0.1 * i, 0.0] for i in range(len(o))]} for j, o in enumerate(outcomes)]
+    if errors:
+        rounds[-1].update(latent_error_pretrained=[errors[0]] * 5, latent_error_finetuned=[errors[1]] * 5)
+    return rounds
+
+
+def test_report_states_what_adaptation_did_from_the_numbers(tmp_path):
+    from simdist.eval.report import adaptation_verdict, write_report
+
+    gain = adaptation_verdict(_rounds([[False] * 19 + [True], [True] * 18 + [False] * 2], (0.4, 0.1)))
+    assert "0.05 → 0.90, a gain beyond chance" in gain and "target (≥ 2× zero shot or ≥ 0.8) is met" in gain
+    assert "cut the prediction error on its held-out real episodes 4.0×" in gain
+    level = adaptation_verdict(_rounds([[True] * 5 + [False] * 15, [True] * 3 + [False] * 17,
+                                        [True] * 7 + [False] * 13]))
+    assert "0.25 → 0.35, within chance (the 95 % intervals overlap)" in level and "is not met" in level
+    worse = adaptation_verdict(_rounds([[True] * 16 + [False] * 4, [False] * 20], (0.1, 0.3)))
+    assert "a loss beyond chance" in worse and "predict its held-out real episodes worse" in worse
+    assert adaptation_verdict(_rounds([[True]])) == ""  # zero shot alone: nothing to compare
+    summary = {"task": "pendulum", "preset": "cpu", "zero_shot_success": 0.05, "final_success": 0.9,
+               "real_minutes": 2.0, "sim_success": {"default": 0.9}, "sim_dataset": {"episodes": 2}}
+    rounds = _rounds([[False] * 19 + [True], [True] * 18 + [False] * 2])
+    write_report(tmp_path, summary, {"default": {"rounds": rounds}})
+    assert "a gain beyond chance" in (tmp_path / "report.md").read_text()

@@ -183,6 +183,42 @@ def _dataset_line(stats: dict) -> str:
     return ", ".join(fmt(stats[k]) for k, fmt in parts.items() if k in stats)
 
 
+def _mean(values) -> float:
+    values = _flatten(values)
+    return sum(values) / len(values)
+
+
+def adaptation_verdict(rounds: list[dict]) -> str:
+    """What adaptation did on one grid, read off the numbers: zero shot against the last round (beyond chance only
+    when their 95 % intervals do not overlap), the paper's target (at least 2× the zero shot, or 0.8), and how much
+    better the last finetuned dynamics predict held-out real episodes."""
+    if len(rounds) < 2:
+        return ""
+    first, last = rounds[0], rounds[-1]
+    s0, s1 = first["success_rate"], last["success_rate"]
+    text = f"Zero shot → round {last['round']}: {s0:.2f} → {s1:.2f}"
+    b0, b1 = _round_interval(first), _round_interval(last)
+    if b0 and b1:
+        if b1[0] > b0[1] or b1[1] < b0[0]:
+            text += f", a {'gain' if s1 > s0 else 'loss'} beyond chance (the 95 % intervals do not overlap)"
+        else:
+            text += ", within chance (the 95 % intervals overlap)"
+    met = s1 >= 0.8 or (s1 > s0 and s1 >= 2 * s0)
+    text += f"; the paper's target (≥ 2× zero shot or ≥ 0.8) is {'met' if met else 'not met'}."
+    finetuned = [r for r in rounds if "latent_error_finetuned" in r]
+    if finetuned:
+        r = finetuned[-1]
+        pre, ft = _mean(r["latent_error_pretrained"]), _mean(r["latent_error_finetuned"])
+        change = f"latent error {pre:.3g} → {ft:.3g}"
+        if 0 < ft <= pre:
+            text += (f" Round {r['round']}'s finetuned dynamics cut the prediction error on its held-out real "
+                     f"episodes {pre / ft:.1f}× ({change}).")
+        elif ft > pre:
+            text += (f" Round {r['round']}'s finetuned dynamics predict its held-out real episodes worse than the "
+                     f"pretrained ones ({change}).")
+    return text
+
+
 def write_report(out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None,
                  video_seconds: float | None = None) -> Path:
     """``videos``: ``simdist.eval.video.VideoResult`` fields as dicts, one per evaluation stage (None: videos
@@ -200,6 +236,9 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
              f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}", "", READING_NOTE, ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "", *_rounds_table(res["rounds"]), ""]
+        verdict = adaptation_verdict(res["rounds"])
+        if verdict:
+            lines += [verdict, ""]
     lines += [f"![learning curve]({curve})", ""]
     if latent:
         lines += [f"![latent error]({latent})", ""]
