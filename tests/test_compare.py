@@ -66,6 +66,22 @@ def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
     md = write_comparison(tmp_path, summary).read_text()
     assert "| bc | 1 | 0.00 ± 0.00 |  | 0.4 | 0.00 | 0.52 m |" in md  # a record without trials: no pooled cell
     assert "| iql | 2 | 0.00 ± 0.00, 0.50 ± 0.69 | 0 / 20 (0.00–0.16), 10 / 20 (0.30–0.70) | 0.4, 0.8 | 0.50 |  |" in md
+    assert "SimDist" not in md  # no SimDist row: nothing to compare it with
+
+
+def test_comparison_states_simdist_against_the_best_baseline():
+    from simdist.eval.report import comparison_verdict
+
+    def method(final, successes):
+        return {"final_success_mean": final, "successes": [successes], "trials": [40]}
+
+    two_x = comparison_verdict({"simdist": method(0.9, 36), "bc": method(0.1, 4), "iql": method(0.3, 12)})
+    assert "0.90 against the best baseline's (iql) 0.30: 3.0×" in two_x
+    assert "target (≥ 2× the best baseline) is met" in two_x
+    assert "beyond chance" in two_x
+    level = comparison_verdict({"simdist": method(0.25, 10), "simdist_bc": method(0.2, 8)})
+    assert "1.2×" in level and "is not met" in level and "within chance" in level
+    assert "is not met" in comparison_verdict({"simdist": method(0.0, 0), "bc": method(0.0, 0)})  # all at 0
 
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):

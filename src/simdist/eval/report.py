@@ -257,6 +257,30 @@ def _ci95(std: float, n: int) -> float:
     return 1.96 * float(std) / max(1, n) ** 0.5
 
 
+def comparison_verdict(summary: dict[str, dict]) -> str:
+    """SimDist against the best other method at the final budget, read off the numbers: the ratio and the paper's
+    target (at least 2× the best baseline), beyond chance only when the pooled final trials' 95 % intervals do not
+    overlap."""
+    if "simdist" not in summary or len(summary) < 2:
+        return ""
+    others = {m: s for m, s in summary.items() if m != "simdist"}
+    best = max(others, key=lambda m: others[m]["final_success_mean"])
+    x, y = summary["simdist"]["final_success_mean"], others[best]["final_success_mean"]
+    text = f"SimDist's final success {x:.2f} against the best baseline's ({best}) {y:.2f}"
+    text += f": {x / y:.1f}×" if y > 0 else ""
+    met = x >= 2 * y and x > 0
+    text += f"; the paper's target (≥ 2× the best baseline) is {'met' if met else 'not met'}"
+    bands = []
+    for s in (summary["simdist"], others[best]):
+        if s.get("trials"):
+            bands.append(wilson_interval(s["successes"][-1], s["trials"][-1]))
+    if len(bands) == 2:
+        apart = bands[0][0] > bands[1][1] or bands[0][1] < bands[1][0]
+        text += (", and the gap is beyond chance (the pooled final trials' 95 % intervals do not overlap)" if apart
+                 else ", and the gap is within chance (the pooled final trials' 95 % intervals overlap)")
+    return text + "."
+
+
 def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     """Fig. 4-style comparison: success vs real robot minutes per method, mean ± 95 % CI over seeds, plus a
     markdown table (`comparison.md`, `comparison.png`)."""
@@ -273,8 +297,8 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
         (line,) = ax.plot(minutes, mean, marker="o", label=method)
         if len(mean) == 1:  # a policy deployed once (BC, Diffusion Policy): the paper's horizontal line
             ax.axhline(mean[0], color=line.get_color(), linestyle="--", alpha=0.7)
-        ax.fill_between(minutes, [max(0.0, m - c) for m, c in zip(mean, ci)], [min(1.0, m + c) for m, c in zip(mean, ci)],
-                        alpha=0.2)
+        ax.fill_between(minutes, [max(0.0, m - c) for m, c in zip(mean, ci)],
+                        [min(1.0, m + c) for m, c in zip(mean, ci)], alpha=0.2)
         points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
         progress = ", ".join(f"{x:.2f} m" for x in s.get("progress_mean", []))
         pooled = []
@@ -292,6 +316,8 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     fig.tight_layout()
     fig.savefig(out / "comparison.png", dpi=120)
     plt.close(fig)
+    verdict = comparison_verdict(summary)
+    lines += ["", verdict] if verdict else []
     (out / "comparison.md").write_text("\n".join(lines) + "\n\n![comparison](comparison.png)\n")
     return out / "comparison.md"
 
