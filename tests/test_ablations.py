@@ -147,3 +147,17 @@ def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
     assert write_ablation_plot(tmp_path, summary) == "ablations.png"
     assert (tmp_path / "ablations.png").stat().st_size > 0
     assert write_ablation_plot(tmp_path / "none", {"ablations": {}}) is None
+
+
+def test_table_one_sets_each_variant_against_simdist():
+    from simdist.ablations import table_one
+
+    def variant(success, trials=20):
+        return {"steps": 100, "success_rate": success, "settings": {"trials": trials}}
+
+    rows = table_one({"simdist": variant(0.95), "data-10": variant(0.3), "data-50": variant(0.8)})
+    assert rows[0] == "| variant | sim steps | sim success | against SimDist |"
+    assert "| simdist | 100 | 0.95 | – |" in rows
+    assert "| data-10 | 100 | 0.30 | -0.65 (beyond chance) |" in rows
+    assert "| data-50 | 100 | 0.80 | -0.15 (within chance) |" in rows
+    assert "against SimDist" not in table_one({"data-10": variant(0.3)})[0]  # no reference run: no column
