@@ -77,6 +77,8 @@ def test_report_states_what_adaptation_did_from_the_numbers(tmp_path):
     assert "0.25 → 0.35, within chance (the 95 % intervals overlap)" in level and "is not met" in level
     worse = adaptation_verdict(_rounds([[True] * 16 + [False] * 4, [False] * 20], (0.1, 0.3)))
     assert "a loss beyond chance" in worse and "predict its held-out real episodes worse" in worse
+    assert "is not met" in adaptation_verdict(_rounds([[False] * 20, [True] + [False] * 19]))  # 0 → 0.05: chance
+    assert "is met" in adaptation_verdict(_rounds([[False] * 20, [True] * 8 + [False] * 12]))  # 0 → 0.4: beyond it
     assert adaptation_verdict(_rounds([[True]])) == ""  # zero shot alone: nothing to compare
     summary = {"task": "pendulum", "preset": "cpu", "zero_shot_success": 0.05, "final_success": 0.9,
                "real_minutes": 2.0, "sim_success": {"default": 0.9}, "sim_dataset": {"episodes": 2}}

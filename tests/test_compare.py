@@ -82,6 +82,8 @@ def test_comparison_states_simdist_against_the_best_baseline():
     level = comparison_verdict({"simdist": method(0.25, 10), "simdist_bc": method(0.2, 8)})
     assert "1.2×" in level and "is not met" in level and "within chance" in level
     assert "is not met" in comparison_verdict({"simdist": method(0.0, 0), "bc": method(0.0, 0)})  # all at 0
+    assert "is not met" in comparison_verdict({"simdist": method(0.05, 2), "bc": method(0.0, 0)})  # chance
+    assert "is met" in comparison_verdict({"simdist": method(0.5, 20), "bc": method(0.0, 0)})
 
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):

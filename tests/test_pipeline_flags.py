@@ -102,3 +102,20 @@ def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
     with pytest.raises(FileNotFoundError, match="shipped: .*'peg-insertion'"):
         shipped_checkpoint("nope")
     assert build_parser().parse_args(["demo"]).task == "peg-insertion"
+
+
+def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
+    """`simdist run --mppi-set F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
+    import simdist.pipeline as pipeline
+
+    seen = {}
+    monkeypatch.setattr(pipeline, "run_pipeline", lambda *a, **k: seen.update(k) or {})
+    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--mppi-set", "init_std=0.1",
+                 "--finetune-steps", "7", "--rounds", "3", "--quiet"]) == 0
+    assert seen["sizing"].mppi_set == ("init_std=0.1",) and seen["sizing"].finetune_steps == 7
+    assert seen["sizing"].rounds == 3
+    monkeypatch.undo()
+    sizing = pipeline.replace(pipeline.PIPELINE_PRESETS["cpu"], mppi_set=("init_sdt=0.1",))
+    with pytest.raises(Exception, match="init_sdt"):
+        run_pipeline("pendulum", "cpu", tmp_path / "bad", progress=False, sizing=sizing)
+    assert not (tmp_path / "bad").exists()

@@ -158,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")
     sp.add_argument("--checkpoint", help="start from this pretrained world model (skips pretraining)")
     sp.add_argument("--mppi", help="MPPI preset (default: the model preset's)")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="override an MPPIConfig field of the planner (repeatable), e.g. init_std=0.1")
+    sp.add_argument("--finetune-steps", type=int, help="steps of each dynamics finetune (default: the preset's)")
+    sp.add_argument("--rounds", type=int, help="adaptation rounds after the zero-shot one (default: the preset's; "
+                    "a rerun with more continues the run)")
     sp.add_argument("--grid", action="append", help="evaluate and adapt only this grid (repeatable)")
     sp = add("demo", cmd_demo, "the main job sized for 2 CPU cores: Peg Insertion from the shipped world model "
              "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simdist.adapt import AdaptConfig, adapt, refuse_other_settings
-from simdist.config import (finetune_preset, model_preset, model_preset_for, mppi_preset, replace, train_preset,
-                            with_steps)
+from simdist.config import (MPPIConfig, finetune_preset, model_preset, model_preset_for, mppi_preset, parse_overrides,
+                            replace, train_preset, with_steps)
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.video import VideoConfig, record_run_videos
@@ -41,6 +41,7 @@ class PipelineConfig:
     legged_trials_per_grid: int = 5
     grids: tuple[str, ...] | None = None  # evaluated and adapted grids (None: all of the task's)
     mppi: str | None = None  # planner preset (None: the model preset's)
+    mppi_set: tuple[str, ...] = ()  # FIELD=VALUE overrides of that preset, e.g. ("init_std=0.1",)
     finetune_steps: int | None = None  # None: the finetune preset's
     video_seconds: float = VideoConfig().max_seconds  # robot time filmed per stage
 
@@ -109,15 +110,16 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         check_fits_task(checkpoint, task)  # before any work
     settings = {"task": task_name, "preset": preset, **asdict(cfg),
                 "checkpoint": str(checkpoint) if checkpoint else None}
-    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"))
-    out.mkdir(parents=True, exist_ok=True)
-    if train_expert:
-        _train_expert(task, out / "expert", expert_budget)
-    model_name = model_preset_for(task, preset)
-    planner = mppi_preset(cfg.mppi or model_name)
+    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
+                          recorded_since=("mppi_set",))
+    model_name = model_preset_for(task, preset)  # a bad planner override is refused before any work
+    planner = replace(mppi_preset(cfg.mppi or model_name), **parse_overrides(MPPIConfig, list(cfg.mppi_set)))
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
+    out.mkdir(parents=True, exist_ok=True)
+    if train_expert:
+        _train_expert(task, out / "expert", expert_budget)
     (out / "pipeline.json").write_text(json.dumps(settings, indent=2))
 
     sim_data = out / "sim_data"

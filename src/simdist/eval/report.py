@@ -198,12 +198,12 @@ def adaptation_verdict(rounds: list[dict]) -> str:
     s0, s1 = first["success_rate"], last["success_rate"]
     text = f"Zero shot → round {last['round']}: {s0:.2f} → {s1:.2f}"
     b0, b1 = _round_interval(first), _round_interval(last)
+    beyond = bool(b0 and b1 and (b1[0] > b0[1] or b1[1] < b0[0]))
     if b0 and b1:
-        if b1[0] > b0[1] or b1[1] < b0[0]:
-            text += f", a {'gain' if s1 > s0 else 'loss'} beyond chance (the 95 % intervals do not overlap)"
-        else:
-            text += ", within chance (the 95 % intervals overlap)"
-    met = s1 >= 0.8 or (s1 > s0 and s1 >= 2 * s0)
+        text += (f", a {'gain' if s1 > s0 else 'loss'} beyond chance (the 95 % intervals do not overlap)" if beyond
+                 else ", within chance (the 95 % intervals overlap)")
+    # from a zero shot of 0, "twice the zero shot" is any success at all: it must then be beyond chance
+    met = s1 >= 0.8 or (s1 > s0 and s1 >= 2 * s0 and (s0 > 0 or beyond))
     text += f"; the paper's target (≥ 2× zero shot or ≥ 0.8) is {'met' if met else 'not met'}."
     finetuned = [r for r in rounds if "latent_error_finetuned" in r]
     if finetuned:
@@ -268,14 +268,13 @@ def comparison_verdict(summary: dict[str, dict]) -> str:
     x, y = summary["simdist"]["final_success_mean"], others[best]["final_success_mean"]
     text = f"SimDist's final success {x:.2f} against the best baseline's ({best}) {y:.2f}"
     text += f": {x / y:.1f}×" if y > 0 else ""
-    met = x >= 2 * y and x > 0
+    bands = [wilson_interval(s["successes"][-1], s["trials"][-1]) for s in (summary["simdist"], others[best])
+             if s.get("trials")]
+    apart = len(bands) == 2 and (bands[0][0] > bands[1][1] or bands[0][1] < bands[1][0])
+    # against a best baseline of 0, "twice" is any success at all: it must then be beyond chance
+    met = x > 0 and x >= 2 * y and (y > 0 or apart)
     text += f"; the paper's target (≥ 2× the best baseline) is {'met' if met else 'not met'}"
-    bands = []
-    for s in (summary["simdist"], others[best]):
-        if s.get("trials"):
-            bands.append(wilson_interval(s["successes"][-1], s["trials"][-1]))
     if len(bands) == 2:
-        apart = bands[0][0] > bands[1][1] or bands[0][1] < bands[1][0]
         text += (", and the gap is beyond chance (the pooled final trials' 95 % intervals do not overlap)" if apart
                  else ", and the gap is within chance (the pooled final trials' 95 % intervals overlap)")
     return text + "."

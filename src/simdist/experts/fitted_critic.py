@@ -57,6 +57,7 @@ class MLPCritic(nn.Module):
 
     def save(self, directory: str | Path, meta: dict) -> None:
         directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
         save_file({k: v.contiguous() for k, v in self.state_dict().items()}, str(directory / "critic.safetensors"))
         payload = {"state_dim": int(self.state_mean.shape[0]), "hidden": list(self.hidden), **meta}
         (directory / "critic.json").write_text(json.dumps(payload, indent=2))

@@ -1,11 +1,28 @@
-"""Task registry: tasks register a factory under a name; errors list the valid names."""
+"""Task registry: tasks register a factory under a name; errors list the valid names.
+
+Tasks outside simdist (your robot's) reach every command in two ways (docs/new-task.md):
+* an installed package names its task class under the entry-point group ``simdist.tasks``
+  (``[project.entry-points."simdist.tasks"] my-robot = "my_pkg.task:MyRobotTask"``);
+* ``SIMDIST_TASK_MODULES`` lists modules or ``.py`` files, comma-separated, that call :func:`register` when
+  imported (``SIMDIST_TASK_MODULES=examples/point_mass/task.py simdist run point-mass``). Worker processes
+  inherit it.
+"""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import os
+import sys
+import zlib
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Callable
 
 from simdist.tasks.base import Task
 
+PLUGIN_GROUP = "simdist.tasks"
+MODULES_ENV = "SIMDIST_TASK_MODULES"
 _FACTORIES: dict[str, Callable[[], Task]] = {}
 _BUILTINS_LOADED = False
 
@@ -22,14 +39,47 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    import importlib
-
-    for module in ("simdist.tasks.pendulum", "simdist.tasks.peg_insertion", "simdist.tasks.quadruped", "simdist.tasks.table_leg"):
+    for module in ("simdist.tasks.pendulum", "simdist.tasks.peg_insertion", "simdist.tasks.quadruped",
+                   "simdist.tasks.table_leg"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as err:
             if err.name != module:
                 raise
+    _load_plugins()
+
+
+def _load_plugins() -> None:
+    for ep in entry_points(group=PLUGIN_GROUP):
+        if ep.name not in _FACTORIES:  # loaded only when the task is asked for
+            _FACTORIES[ep.name] = lambda ep=ep: ep.load()()
+    for item in (s.strip() for s in os.environ.get(MODULES_ENV, "").split(",")):
+        if item:
+            _import_task_module(item)
+
+
+def _import_task_module(item: str) -> None:
+    """Import a module by name, or a file by path, for the tasks it registers."""
+    if not item.endswith(".py"):
+        try:
+            importlib.import_module(item)
+        except ModuleNotFoundError as err:
+            raise ModuleNotFoundError(f"{MODULES_ENV} names module {item!r}, which cannot be imported ({err}); "
+                                      "give an importable module or the path of a .py file") from err
+        return
+    path = Path(item).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"{MODULES_ENV} names {item}, which is not a file")
+    name = f"simdist_task_file_{path.parent.name}_{path.stem}"  # readable in log records
+    loaded = sys.modules.get(name)
+    if loaded is not None and Path(loaded.__file__) == path:
+        return
+    if loaded is not None:  # another file of that folder and name
+        name += f"_{zlib.crc32(str(path).encode())}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before running it, so that its dataclasses can find their module
+    spec.loader.exec_module(module)
 
 
 def task_names() -> list[str]:

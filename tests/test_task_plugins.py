@@ -1,0 +1,69 @@
+"""Tasks from outside simdist: the example point-mass task (examples/point_mass/task.py) through every command,
+registered by SIMDIST_TASK_MODULES, and an installed package's entry point."""
+
+import json
+import sys
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from simdist.cli import main
+from simdist.tasks import registry
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "point_mass" / "task.py"
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch):
+    """A registry that loads its plugins again, restored afterwards with the built-in tasks intact."""
+    registry.task_names()  # the built-ins registered in the real registry first
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.startswith("simdist_task_file_"):
+            del sys.modules[name]
+
+
+def run_json(capsys, *argv) -> dict:
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, capsys, fresh_registry):
+    """Generate (in worker processes, which inherit the variable), pretrain, evaluate, adapt: nothing in simdist
+    knows the task but the file that registers it."""
+    monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE))
+    assert "point-mass" in registry.task_names()
+    data, model = tmp_path / "sim", tmp_path / "model"
+    stats = run_json(capsys, "generate", "point-mass", "--episodes", "6", "--workers", "2", "--out", str(data),
+                     "--json", "--quiet")
+    assert stats["episodes"] == 6
+    run_json(capsys, "pretrain", "--data", str(data), "--out", str(model), "--preset", "cpu", "--steps", "20",
+             "--json", "--quiet")
+    ev = run_json(capsys, "evaluate", "point-mass", "--checkpoint", str(model), "--domain", "real", "--trials", "2",
+                  "--out", str(tmp_path / "eval.json"), "--json", "--quiet")
+    assert ev["grids"]["default"]["trials"] == 2
+    res = run_json(capsys, "adapt", "point-mass", "--checkpoint", str(model), "--rounds", "1",
+                   "--episodes-per-round", "2", "--finetune-steps", "5", "--sim-data", str(data),
+                   "--out", str(tmp_path / "adapt"), "--json", "--quiet")
+    assert [r["episodes"] for r in res["rounds"]] == [2, 2] and res["real_minutes"] > 0
+
+
+def test_an_installed_package_registers_through_its_entry_point(monkeypatch, fresh_registry):
+    plugin = EntryPoint(name="my-pendulum", value="simdist.tasks.pendulum:PendulumTask", group=registry.PLUGIN_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [plugin] if group == registry.PLUGIN_GROUP else [])
+    assert "my-pendulum" in registry.task_names()
+    assert type(registry.get_task("my-pendulum")).__name__ == "PendulumTask"
+
+
+def test_a_task_module_that_cannot_be_found_is_named(monkeypatch, fresh_registry, tmp_path):
+    monkeypatch.setenv(registry.MODULES_ENV, str(tmp_path / "missing.py"))
+    with pytest.raises(FileNotFoundError, match="missing.py, which is not a file"):
+        registry.task_names()
+    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
+    monkeypatch.setenv(registry.MODULES_ENV, "no_such_robot_package.task")
+    with pytest.raises(ModuleNotFoundError, match="SIMDIST_TASK_MODULES names module 'no_such_robot_package.task'"):
+        registry.task_names()
