@@ -137,8 +137,8 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
 
     argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
             str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",
-            "--prior-weight", "0.5", "--mppi", "cpu", "--finetune-steps", "7", "--out", str(tmp_path), "--json",
-            "--quiet"]
+            "--prior-weight", "0.5", "--mppi", "cpu", "--mppi-set", "init_std=0.3", "--finetune-steps", "7", "--out",
+            str(tmp_path), "--json", "--quiet"]
     assert main(argv) == 0
     methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]
     for method in ("simdist", "simdist_bc"):
@@ -146,6 +146,7 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
         assert run["method"] == method and [r["episodes"] for r in run["rounds"]] == [2, 2]  # zero shot + 1 round
         cfg = json.loads((tmp_path / method / "seed_0" / "adapt_config.json").read_text())
         assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["finetune"]["sim_replay_fraction"] > 0  # replay reached
+        assert cfg["mppi"]["init_std"] == 0.3
         assert cfg["finetune"]["steps"] == 7 and cfg["mppi"]["samples"] == mppi_preset("cpu").samples
         minutes = methods[method]["real_minutes"]
         assert len(minutes) == 2 and 0 < minutes[0] < minutes[1]

@@ -62,6 +62,7 @@ def cmd_compare(args) -> dict:
                                   args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
                                   grid=grid, checkpoint=args.checkpoint, progress=not args.quiet,
                                   prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
+                                  mppi_set=tuple(args.mppi_set or ()),
                                   overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
                                   demos=demos_for(method, args.demos),
                                   start_policy=args.start_policy if method in START_POLICY_METHODS else None)
@@ -122,6 +123,8 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
     sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
     sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="simdist, simdist_bc: override an MPPIConfig field (repeatable), e.g. init_std=0.1")
     sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
                     "manipulation-prior for Peg Insertion")
     sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")

@@ -147,7 +147,7 @@ def _deciding(settings: dict, method: str) -> dict:
     if method in OFFLINE_METHODS:
         drop |= {"real_episode_budget", "episodes_per_update", "checkpoint"}
     if method not in WORLD_MODEL_METHODS:
-        drop |= {"prior_weight", "mppi", "finetune_steps"}
+        drop |= {"prior_weight", "mppi", "mppi_set", "finetune_steps"}
     return {k: v for k, v in settings.items() if k not in drop}
 
 
@@ -157,13 +157,14 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                  overrides: dict[str, Any] | None = None, progress: bool = False,
                  prior_weight: float | None = None, mppi: str | None = None,
                  finetune_steps: int | None = None, physics: str | Path | dict | None = None,
-                 start_policy: str | Path | None = None) -> dict:
+                 start_policy: str | Path | None = None, mppi_set: tuple[str, ...] = ()) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `overrides` replaces config fields of the method (and of its BC initialisation) by name.
     `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
-    `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ, and
-    `finetune_steps` overrides their finetune preset's steps. `physics` overrides the real domain's physics (a
+    `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ,
+    `mppi_set` overrides further MPPIConfig fields ("FIELD=VALUE"), and `finetune_steps` their finetune preset's
+    steps. `physics` overrides the real domain's physics (a
     file or a dict, as `simdist evaluate --physics`) for every episode of the run, demonstrations included.
     `start_policy` (BC, IQL, RLPD) is a saved single-step BC policy, e.g. `simdist dagger`'s output for a BC
     checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
@@ -186,6 +187,8 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "physics": physics_setting(physics)}
     if start_policy is not None:  # recorded only when given: runs from before it existed stay reusable
         settings["start_policy"] = str(start_policy)
+    if mppi_set:  # likewise
+        settings["mppi_set"] = list(mppi_set)
     settings = _deciding(settings, method)
     previous = _finished(out, settings)
     if previous is not None:
@@ -207,24 +210,26 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     run = _Run(method, task, out, meta, seed, grid, episodes_per_round,
                max(1, math.ceil(real_episode_budget / episodes_per_round)), demo_eps, progress, physics)
     if method in WORLD_MODEL_METHODS:
-        return _run_world_model(run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps)
+        return _run_world_model(run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps, mppi_set)
     learn = LearnerSetup(spec, preset, task.spec.gamma, seed, overrides, setting)
     if method in OFFLINE_METHODS:
         return _run_offline(run, learn, sim_data_dir, start_policy)
     return _run_online(run, learn, sim_data_dir, checkpoint, start_policy, real_episode_budget, episodes_per_update)
 
 
-def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps) -> dict:
+def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps,
+                     mppi_set: tuple[str, ...] = ()) -> dict:
     """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
     from simdist.adapt import AdaptConfig, adapt
     from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.config import finetune_preset, model_preset_for, mppi_preset, replace, with_steps
+    from simdist.config import (MPPIConfig, finetune_preset, model_preset_for, mppi_preset, parse_overrides, replace,
+                                with_steps)
 
     if checkpoint is None:
         raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
     name = model_preset_for(run.task, preset)
     cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
-    planner = mppi_preset(mppi or name)
+    planner = replace(mppi_preset(mppi or name), **parse_overrides(MPPIConfig, list(mppi_set)))
     if prior_weight is not None:
         planner = replace(planner, prior_weight=prior_weight)
     ft = finetune_preset(name)
