@@ -65,5 +65,11 @@ def test_a_task_module_that_cannot_be_found_is_named(monkeypatch, fresh_registry
         registry.task_names()
     monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
     monkeypatch.setenv(registry.MODULES_ENV, "no_such_robot_package.task")
-    with pytest.raises(ModuleNotFoundError, match="SIMDIST_TASK_MODULES names module 'no_such_robot_package.task'"):
+    with pytest.raises(ValueError, match="SIMDIST_TASK_MODULES names module 'no_such_robot_package.task'"):
+        registry.task_names()
+    broken = tmp_path / "broken_task.py"  # a task file whose own import fails keeps its traceback
+    broken.write_text("import no_such_dependency_of_the_robot\n")
+    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
+    monkeypatch.setenv(registry.MODULES_ENV, str(broken))
+    with pytest.raises(ModuleNotFoundError, match="no_such_dependency_of_the_robot"):
         registry.task_names()

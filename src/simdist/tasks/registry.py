@@ -64,8 +64,10 @@ def _import_task_module(item: str) -> None:
         try:
             importlib.import_module(item)
         except ModuleNotFoundError as err:
-            raise ModuleNotFoundError(f"{MODULES_ENV} names module {item!r}, which cannot be imported ({err}); "
-                                      "give an importable module or the path of a .py file") from err
+            if err.name is None or not (item == err.name or item.startswith(err.name + ".")):
+                raise  # the module exists and fails on an import of its own: its traceback says where
+            raise ValueError(f"{MODULES_ENV} names module {item!r}, which cannot be imported ({err}); give an "
+                             "importable module or the path of a .py file") from err
         return
     path = Path(item).resolve()
     if not path.is_file():
@@ -79,7 +81,11 @@ def _import_task_module(item: str) -> None:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before running it, so that its dataclasses can find their module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
 
 
 def task_names() -> list[str]:
