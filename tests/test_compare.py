@@ -79,8 +79,9 @@ def test_comparison_states_simdist_against_the_best_baseline():
     assert "0.90 against the best baseline's (iql) 0.30: 3.0×" in two_x
     assert "target (≥ 2× the best baseline) is met" in two_x
     assert "beyond chance" in two_x
-    level = comparison_verdict({"simdist": method(0.25, 10), "simdist_bc": method(0.2, 8)})
-    assert "1.2×" in level and "is not met" in level and "within chance" in level
+    level = comparison_verdict({"simdist": method(0.25, 10), "simdist_bc": method(0.9, 36), "bc": method(0.2, 8)})
+    assert "(bc) 0.20: 1.2×" in level and "is not met" in level and "within chance" in level  # SimDist+BC: a variant
+    assert comparison_verdict({"simdist": method(0.25, 10), "simdist_bc": method(0.2, 8)}) == ""  # no baseline
     assert "is not met" in comparison_verdict({"simdist": method(0.0, 0), "bc": method(0.0, 0)})  # all at 0
     assert "is not met" in comparison_verdict({"simdist": method(0.05, 2), "bc": method(0.0, 0)})  # chance
     assert "is met" in comparison_verdict({"simdist": method(0.5, 20), "bc": method(0.0, 0)})
