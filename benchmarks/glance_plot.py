@@ -90,6 +90,10 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
     return [
         ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_session16", domain="sim"), pend[0], pend[-1],
          best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc"))),
+        ("Point mass,\nexample task\n(2 seeds)",  # session 35: a task from outside the package
+         json.loads((RESULTS / "point_mass_run_summary.json").read_text())["sim_success"]["default"],
+         *(compare("compare_point_mass_2seeds")["simdist"]["success_mean"][i] for i in (0, -1)),
+         best_baseline("compare_point_mass_2seeds", exclude=("simdist", "simdist_bc"))),
         # sessions 28, 32, 33 (independent episode seeds): BC on 2,000 or 10,000 episodes, the better of the two
         ("Peg Insertion,\nNarrow (2 seeds;\nmean of rounds 1–4)",
          stages_success("peg_head_no_actions", checkpoint="checkpoints/peg-insertion", domain="sim",
@@ -122,7 +126,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None]]:
 def main() -> None:
     data = rows()
     x = np.arange(len(data))
-    fig, ax = plt.subplots(figsize=(15, 5.0))
+    fig, ax = plt.subplots(figsize=(16, 5.0))
     w = 0.26
     ax.bar(x - w, [r[2] for r in data], w, label="SimDist, real zero shot", color="#9ecae1")
     ax.bar(x, [r[3] for r in data], w, label="SimDist, real after adaptation", color="#08519c")
@@ -134,7 +138,8 @@ def main() -> None:
     ax.set_ylabel("success rate")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)  # below: sim marks reach 1.0
-    ax.set_title("SimDist at CPU scale: where adaptation pays (pendulum) and where it has nothing left to fix")
+    ax.set_title("SimDist at CPU scale: where adaptation pays (pendulum, point mass) and where it has nothing left "
+                 "to fix")
     fig.tight_layout()
     fig.savefig(OUT, dpi=110)
     for r in data:
