@@ -2,7 +2,7 @@
 
 A puck on an air table (no contact friction, viscous drag) must be brought to a goal and held there. The
 policy pushes it with a force in x and y. `real` has a motor three times as strong as the simulator's (which does
-not randomise it), a sixth of its drag and a 50 ms actuator latency it does not model: a sim-trained planner
+not randomise it), 0.15 of its drag and a 50 ms actuator latency it does not model: a sim-trained planner
 overshoots the goal, while the privileged expert, which reads the true physics, still succeeds.
 
 observation "proprio" = [position estimate (2), velocity (2), goal (2), goal − position estimate (2)]
