@@ -194,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
     sp.add_argument("--grid", help="Fig. 10 variants: grid of the real episodes, or 'all' (default as adapt)")
     sp.add_argument("--prior-weight", type=float, help="MPPI prior weight λ (overrides the MPPI preset's)")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="override an MPPIConfig field of the planner (repeatable), e.g. init_std=0.1")
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")

@@ -205,7 +205,8 @@ def cmd_ablate(args) -> dict:
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
     task = _task(args.task)
     return run_ablations(task, args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
-                         mppi_from_flags(args.mppi or args.preset, args.prior_weight), args.trials, args.seed,
+                         mppi_from_flags(args.mppi or args.preset, args.prior_weight, args.mppi_set), args.trials,
+                         args.seed,
                          progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
                          episodes_per_round=args.episodes_per_round, seeds=args.seeds,
                          grid=args.grid or default_grid(task), expert_data=args.expert_data)
