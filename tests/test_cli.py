@@ -201,7 +201,9 @@ def test_config_overrides_are_typed_and_checked():
 
     args = build_parser().parse_args(["adapt", "pendulum", "--checkpoint", "c", "--out", "o", "--mppi-set",
                                       "value_weight=0", "--mppi-set", "samples=16", "--prior-weight", "3"])
-    cfg = mppi_from_flags("cpu", args.prior_weight, args.mppi_set)
+    from simdist.tasks import get_task
+
+    cfg = mppi_from_flags(get_task("pendulum"), "cpu", args.prior_weight, args.mppi_set)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
     from simdist.config import finetune_preset, with_steps
 

@@ -50,6 +50,28 @@ def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, caps
                    "--episodes-per-round", "2", "--finetune-steps", "5", "--sim-data", str(data),
                    "--out", str(tmp_path / "adapt"), "--json", "--quiet")
     assert [r["episodes"] for r in res["rounds"]] == [2, 2] and res["real_minutes"] > 0
+    planner = json.loads((tmp_path / "adapt" / "adapt_config.json").read_text())["mppi"]
+    assert planner["init_std"] == 0.1  # the example's own planner setting (TaskSpec.planner_overrides)
+
+
+def test_a_task_sets_its_planner_and_the_user_overrides_it():
+    from types import SimpleNamespace
+
+    from simdist.planning.settings import task_planner
+    from simdist.tasks.base import TaskSpec
+
+    spec = TaskSpec(name="t", obs_shapes={"proprio": (2,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,),
+                    control_period_s=0.1, episode_steps=5, planner_overrides=("init_std=0.1", "samples=32"))
+    task = SimpleNamespace(spec=spec)
+    cfg = task_planner(task, "cpu")
+    assert (cfg.init_std, cfg.samples) == (0.1, 32)
+    cfg = task_planner(task, "cpu", ["samples=8"], prior_weight=2.0)
+    assert (cfg.init_std, cfg.samples, cfg.prior_weight) == (0.1, 8, 2.0)  # the user's flags come last
+    typo = SimpleNamespace(spec=TaskSpec(**{**spec.__dict__, "planner_overrides": ("init_sdt=0.1",)}))
+    with pytest.raises(ValueError, match="task 't': TaskSpec.planner_overrides: .*init_std"):
+        task_planner(typo, "cpu")
+    with pytest.raises(ValueError, match="FIELD=VALUE"):
+        TaskSpec(**{**spec.__dict__, "planner_overrides": ("init_std",)})
 
 
 def test_an_installed_package_registers_through_its_entry_point(monkeypatch, fresh_registry):

@@ -186,7 +186,10 @@ class PDPolicy:
 # --------------------------------------------------------------------------- the task
 class PointMassTask:
     spec = TaskSpec(name="point-mass", obs_shapes={"proprio": (8,)}, action_dim=2, action_low=(-1.0, -1.0),
-                    action_high=(1.0, 1.0), control_period_s=SIM.control_period_s, episode_steps=30, gamma=0.95)
+                    action_high=(1.0, 1.0), control_period_s=SIM.control_period_s, episode_steps=30, gamma=0.95,
+                    # The `real` motor is three times as strong: holding the puck there takes a tenth of the data's
+                    # action spread, which MPPI's default sampling (init_std=1) almost never draws.
+                    planner_overrides=("init_std=0.1",))
     physics_type = PointMassPhysics
     generation_preset = "manipulation"  # Alg. 2's expert share and noise windows (simdist.data.generate)
     grids = ("default",)

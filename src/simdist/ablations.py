@@ -18,12 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from simdist.checkpoint import load_model
-from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset, mppi_preset
+from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
                                    write_episodes)
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
+from simdist.planning.settings import task_planner
 from simdist.train import pretrain
 
 log = logging.getLogger(__name__)
@@ -214,10 +215,10 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
     the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`, their real
     episodes on `grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
-    mppi = mppi_preset(mppi) if isinstance(mppi, str) else mppi
     unknown = sorted(set(names) - set(ABLATIONS))
     if unknown:
         raise KeyError(f"unknown ablation(s) {unknown}; valid ablations: {list(ABLATIONS)}")
+    mppi = task_planner(task, mppi) if isinstance(mppi, str) else mppi  # a config is taken as it is
     out = Path(out)
     pretrain_names = [n for n in names if not ABLATIONS[n].trainable]
     finetune_names = [n for n in names if ABLATIONS[n].trainable]

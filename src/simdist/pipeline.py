@@ -15,13 +15,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simdist.adapt import AdaptConfig, adapt, refuse_other_settings
-from simdist.config import (MPPIConfig, finetune_preset, model_preset, model_preset_for, mppi_preset, parse_overrides,
-                            replace, train_preset, with_steps)
+from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
+from simdist.planning.settings import task_planner
 from simdist.tasks import get_task
 from simdist.train import pretrain
 
@@ -113,7 +113,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
                           recorded_since=("mppi_set",))
     model_name = model_preset_for(task, preset)  # a bad planner override is refused before any work
-    planner = replace(mppi_preset(cfg.mppi or model_name), **parse_overrides(MPPIConfig, list(cfg.mppi_set)))
+    planner = task_planner(task, cfg.mppi or model_name, cfg.mppi_set)
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)

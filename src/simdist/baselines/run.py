@@ -222,16 +222,14 @@ def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_we
     """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
     from simdist.adapt import AdaptConfig, adapt
     from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.config import (MPPIConfig, finetune_preset, model_preset_for, mppi_preset, parse_overrides, replace,
-                                with_steps)
+    from simdist.config import finetune_preset, model_preset_for, with_steps
+    from simdist.planning.settings import task_planner
 
     if checkpoint is None:
         raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
     name = model_preset_for(run.task, preset)
     cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
-    planner = replace(mppi_preset(mppi or name), **parse_overrides(MPPIConfig, list(mppi_set)))
-    if prior_weight is not None:
-        planner = replace(planner, prior_weight=prior_weight)
+    planner = task_planner(run.task, mppi or name, mppi_set, prior_weight)
     ft = finetune_preset(name)
     if finetune_steps:
         ft = with_steps(ft, finetune_steps)

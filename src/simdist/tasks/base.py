@@ -50,6 +50,9 @@ class TaskSpec:
     # group's last axis, or one for all. World models trained with `sensor_noise_scale` > 0 add it to their
     # inputs, as the authors do on the quadruped, since simulation data are recorded clean.
     sensor_noise_std: dict[str, tuple[float, ...]] = dataclasses.field(default_factory=dict)
+    # What the task's author knows about planning it, as `--mppi-set` items (e.g. "init_std=0.1" where the task
+    # needs finer actions than the data's spread): applied over any MPPI preset, before the user's own overrides.
+    planner_overrides: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.sensor_noise_std) - set(self.obs_shapes))
@@ -60,6 +63,9 @@ class TaskSpec:
             if len(std) not in (1, self.obs_shapes[group][-1]):
                 raise ValueError(f"task {self.name!r}: sensor_noise_std[{group!r}] has {len(std)} values; give 1 or "
                                  f"{self.obs_shapes[group][-1]} (the group's last axis)")
+        bad = [item for item in self.planner_overrides if "=" not in item]
+        if bad:
+            raise ValueError(f"task {self.name!r}: planner_overrides must be FIELD=VALUE items, got {bad}")
         if PROPRIO_KEY not in self.obs_shapes:
             raise ValueError(f"task {self.name!r}: observation groups must include {PROPRIO_KEY!r}")
         if COMMAND_KEY in self.obs_shapes:
