@@ -96,3 +96,16 @@ def test_relative_features_derive_from_the_estimates(sim_env):
     rel = relative_features(np.zeros(3), np.zeros(3), same, np.ones(3) * 0.001, same)
     np.testing.assert_allclose(rel["yaw_error_est"], [1.0, 0.0], atol=1e-12)
     assert np.all(np.abs(rel["peg_to_hole_fine"] + 0.0997) < 1e-3)  # 1 mm -> tanh(0.1): millimetres stay visible
+
+
+def test_the_expert_search_circles_or_spirals_out_to_its_cap():
+    from dataclasses import replace
+
+    from simdist.tasks.peg_insertion.expert import ExpertTuning, ScriptedExpert
+
+    circle = ScriptedExpert(ExpertTuning())
+    radii = [np.linalg.norm(circle.search_offset(k)) for k in range(3, 40)]
+    assert np.allclose(radii, ExpertTuning().search_radius_m)  # the data's expert: a fixed 0.6 mm circle
+    spiral = ScriptedExpert(replace(ExpertTuning(), search_growth_m=1e-4, search_max_radius_m=2e-3))
+    radii = [np.linalg.norm(spiral.search_offset(k)) for k in range(3, 40)]
+    assert radii[0] == pytest.approx(6e-4) and np.all(np.diff(radii) > -1e-12) and max(radii) == pytest.approx(2e-3)

@@ -33,7 +33,11 @@ class ExpertTuning:
     yaw_tolerance_rad: float = 0.02
     fine_gain: float = 0.7  # fraction of the measured error corrected per step near a goal
     insert_push_m: float = 0.008  # set-point lead below the TCP while inserting (sets the push force)
-    search_radius_m: float = 0.0006  # spiral search amplitude once stalled on the rim
+    search_radius_m: float = 0.0006  # search amplitude once stalled on the rim
+    # > 0: the search radius grows this much per stalled step up to search_max_radius_m (a spiral that can find a
+    # hole the expert only knows to a millimetre or two; benchmarks/peg_perceiving_expert.py). 0: a fixed circle.
+    search_growth_m: float = 0.0
+    search_max_radius_m: float = 0.003
     stall_steps: int = 3
     # --- degradations used by the sub-optimal policies ------------------------------------------------------
     hole_bias_m: tuple[float, float] = (0.0, 0.0)  # constant error in the believed hole position
@@ -131,9 +135,15 @@ class ScriptedExpert:
         stuck_on_rim = state.insertion_depth < 0.001
         self._stalled = self._stalled + 1 if stuck_on_rim else 0
         if t.search and self._stalled >= t.stall_steps:
-            angle = 1.3 * self._stalled
-            fine_xy = fine_xy + t.search_radius_m * np.array([np.cos(angle), np.sin(angle)])
+            fine_xy = fine_xy + self.search_offset(self._stalled)
         return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m)
+
+    def search_offset(self, stalled: int) -> np.ndarray:
+        """xy offset of the set-point from the believed hole axis after ``stalled`` steps on the rim."""
+        t = self.tuning
+        radius = min(t.search_radius_m + t.search_growth_m * (stalled - t.stall_steps), t.search_max_radius_m)
+        angle = 1.3 * stalled
+        return radius * np.array([np.cos(angle), np.sin(angle)])
 
     # ------------------------------------------------------------------------------------------------ action
     def _to_action(self, state: PegState, setpoint_pos: np.ndarray, goal: Goal) -> np.ndarray:
