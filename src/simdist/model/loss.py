@@ -17,6 +17,8 @@ steps in the latent and reconstruction terms.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from simdist.config import LossConfig
@@ -26,6 +28,16 @@ from simdist.model.world_model import ACTION, REWARD, VALUE, WorldModel
 def bc_mask(expert: torch.Tensor) -> torch.Tensor:
     """(B, T) expert flags → cumulative-product mask along the chunk."""
     return torch.cumprod(expert.float(), dim=1)
+
+
+def _bc_space(model: WorldModel, actions_n: torch.Tensor, mu: float) -> torch.Tensor:
+    """Normalised actions as the BC term compares them: unchanged, or (mu > 0) raw and mu-law companded,
+    sign(a) log(1 + mu |a|) / log(1 + mu), so that corrections a thousand times smaller than the largest moves still
+    weigh in the loss (Peg Insertion's fine alignment: docs/results.md, session 36)."""
+    if not mu:
+        return actions_n
+    raw = model.normalizer.denormalize(ACTION, actions_n)
+    return torch.sign(raw) * torch.log1p(mu * raw.abs()) / math.log1p(mu)
 
 
 def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tuple[torch.Tensor, dict[str, float]]:
@@ -54,10 +66,12 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         mask = bc_mask(batch["expert"])
         # DAgger windows: the expert's labels, not the executed actions (batches built by hand may lack them)
         target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
-        err = (out["policy"] - target).pow(2).mean(-1) * mask  # (B, T)
+        policy, target = _bc_space(model, out["policy"], weights.bc_mu), _bc_space(model, target, weights.bc_mu)
+        err = (policy - target).pow(2).mean(-1) * mask  # (B, T)
         terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")
         if "policy_step" in out:  # the single-step head: the chunk's first target, under the same mask and weight
-            step = labelled_mean((out["policy_step"] - target[:, 0]).pow(2).mean(-1) * mask[:, 0], "bc_labelled")
+            step_n = _bc_space(model, out["policy_step"], weights.bc_mu)
+            step = labelled_mean((step_n - target[:, 0]).pow(2).mean(-1) * mask[:, 0], "bc_labelled")
             extra_logs["bc_step"] = float(step.detach())
             terms["bc"] = terms["bc"] + step
     if weights.reconstruction and "recon" in out:
