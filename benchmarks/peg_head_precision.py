@@ -62,9 +62,10 @@ def main() -> None:
     for name, pairs in rows.items():
         label, head = (np.asarray(x) for x in zip(*pairs))
         moving = np.linalg.norm(label, axis=1) > 1e-3
+        same = np.sum(head * label, axis=1)[moving] > 0
         out[name] = {"steps": len(pairs), "expert_move_mm": float(np.median(np.linalg.norm(label, axis=1))),
                      "head_error_mm": float(np.median(np.linalg.norm(head - label, axis=1))),
-                     "same_direction": float(np.mean(np.sum(head * label, axis=1)[moving] > 0)) if moving.any() else None}
+                     "same_direction": float(np.mean(same)) if moving.any() else None}
     print(json.dumps(out, indent=1))
 
 
