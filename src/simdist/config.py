@@ -107,7 +107,7 @@ class LossConfig:
     # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
     # over the chunk; docs/results.md, session 19: Foam's head after DAgger).
     bc_first_step: float = 0.0
-    bc_mu: float = 0.0  # > 0: BC on mu-law companded raw actions, resolving sub-mm corrections (model/loss.py)
+    bc_mu: float = 0.0  # > 0: BC adds its error on mu-law companded raw actions (model/loss.py, `companded`)
 
 
 @dataclass(frozen=True)

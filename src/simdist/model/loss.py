@@ -8,7 +8,8 @@ All terms are mean squared errors on z-scored targets:
              single-step head's 1_e · ‖â_t − a*_t‖² where the model has one, and
              1_e = cumulative product of the expert flags along the chunk, so
              behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
-             zero in the mean, as in the authors' code.
+             zero in the mean, as in the authors' code. With LossConfig.bc_mu > 0 (not the paper) each error
+             also adds its value on mu-law companded raw actions (`companded`).
 Each term averages over the windows that carry its labels: reward/value over simulation windows, bc over windows
 with expert flags (simulation, demonstrations, operator corrections). Plain robot logs feed the latent term only.
 Windows that run past their episode's end (`future_valid` in the batch, data/windows.py) count only their valid
@@ -30,12 +31,10 @@ def bc_mask(expert: torch.Tensor) -> torch.Tensor:
     return torch.cumprod(expert.float(), dim=1)
 
 
-def _bc_space(model: WorldModel, actions_n: torch.Tensor, mu: float) -> torch.Tensor:
-    """Normalised actions as the BC term compares them: unchanged, or (mu > 0) raw and mu-law companded,
-    sign(a) log(1 + mu |a|) / log(1 + mu), so that corrections a thousand times smaller than the largest moves still
-    weigh in the loss (Peg Insertion's fine alignment: docs/results.md, session 36)."""
-    if not mu:
-        return actions_n
+def companded(model: WorldModel, actions_n: torch.Tensor, mu: float) -> torch.Tensor:
+    """Normalised actions in raw units, mu-law companded: sign(a) log(1 + mu |a|) / log(1 + mu). With
+    LossConfig.bc_mu > 0 the BC term adds its error in this space to the plain one, so that corrections a thousand
+    times smaller than the largest moves still weigh (Peg Insertion's fine alignment: docs/results.md, session 36)."""
     raw = model.normalizer.denormalize(ACTION, actions_n)
     return torch.sign(raw) * torch.log1p(mu * raw.abs()) / math.log1p(mu)
 
@@ -66,12 +65,18 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         mask = bc_mask(batch["expert"])
         # DAgger windows: the expert's labels, not the executed actions (batches built by hand may lack them)
         target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
-        policy, target = _bc_space(model, out["policy"], weights.bc_mu), _bc_space(model, target, weights.bc_mu)
-        err = (policy - target).pow(2).mean(-1) * mask  # (B, T)
+
+        def action_error(pred: torch.Tensor, label: torch.Tensor) -> torch.Tensor:  # (..., A) → (...)
+            err = (pred - label).pow(2).mean(-1)
+            if weights.bc_mu:
+                mu = weights.bc_mu
+                err = err + (companded(model, pred, mu) - companded(model, label, mu)).pow(2).mean(-1)
+            return err
+
+        err = action_error(out["policy"], target) * mask  # (B, T)
         terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")
         if "policy_step" in out:  # the single-step head: the chunk's first target, under the same mask and weight
-            step_n = _bc_space(model, out["policy_step"], weights.bc_mu)
-            step = labelled_mean((step_n - target[:, 0]).pow(2).mean(-1) * mask[:, 0], "bc_labelled")
+            step = labelled_mean(action_error(out["policy_step"], target[:, 0]) * mask[:, 0], "bc_labelled")
             extra_logs["bc_step"] = float(step.detach())
             terms["bc"] = terms["bc"] + step
     if weights.reconstruction and "recon" in out:
