@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Peg Insertion: retrain the shipped model's BC head alone (the rest frozen) on 400 fresh Alg. 2 episodes, once with the
-# paper's MSE on normalised actions and once adding the error on mu-law companded raw actions (LossConfig.bc_mu =
-# 1000), same data, steps, learning rate (LR) and seed; then each head alone in `sim` (Narrow, 40 trials × seeds 1 and 2) and its action error per phase
-# (benchmarks/peg_head_precision.py). docs/results.md, Peg Insertion session 36. About 1 h on 2 cores (generation on one).
-# Records: benchmarks/results/peg_bc_companding.jsonl.
+# Peg Insertion: retrain the shipped model's BC head alone (the rest frozen) on 400 fresh Alg. 2 episodes, once with
+# the paper's MSE on normalised actions and once adding the error on mu-law companded raw actions (LossConfig.bc_mu =
+# 1000), same data, steps, learning rate (LR) and seed; then each head alone in `sim` (Narrow, 40 trials × seeds 1
+# and 2) and its action error per phase (benchmarks/peg_head_precision.py). docs/results.md, Peg Insertion,
+# session 36. About 15 min on 2 cores (generation 4 min on one). Run as `LR=3e-5 STEPS=1000 bash ...` for the
+# gentle finetune that lifts the head. Records: benchmarks/results/peg_bc_companding.jsonl.
 set -euo pipefail
 R=${R:-runs}
 STEPS=${STEPS:-1500}
@@ -22,8 +23,8 @@ for mu in 0 1000; do
   for seed in 1 2; do
     simdist evaluate peg-insertion --checkpoint "$model" --domain sim --grid narrow --trials 40 --agent policy \
       --seed "$seed" --out "$model/eval_sim_s$seed.json" --json --quiet | tail -1 \
-      | python -c "import json,sys; d=json.load(sys.stdin); print(json.dumps({'bc_mu': $mu, 'steps': $STEPS, 'lr': $LR, 'loss': '$loss', \
-'seed': $seed, 'sim_narrow_head_success': d['grids']['narrow']['success_rate']}))" >> "$OUT"
+      | python -c "import json,sys; d=json.load(sys.stdin); print(json.dumps({'bc_mu': $mu, 'steps': $STEPS, \
+'lr': $LR, 'loss': '$loss', 'seed': $seed, 'sim_narrow_head_success': d['grids']['narrow']['success_rate']}))" >> "$OUT"
   done
   python benchmarks/peg_head_precision.py --checkpoint "$model" --episodes 20 \
     | python -c "import json,sys; print(json.dumps({'bc_mu': $mu, 'steps': $STEPS, 'lr': $LR, 'loss': '$loss', \
