@@ -197,13 +197,13 @@ def test_config_overrides_are_typed_and_checked():
 
     assert parse_overrides(TrainConfig, ["decay_steps=500", "grad_clip=none"]) == {"decay_steps": 500, "grad_clip": None}
     from simdist.cli import build_parser
-    from simdist.commands import mppi_from_flags
+    from simdist.planning.settings import task_planner
 
     args = build_parser().parse_args(["adapt", "pendulum", "--checkpoint", "c", "--out", "o", "--mppi-set",
                                       "value_weight=0", "--mppi-set", "samples=16", "--prior-weight", "3"])
     from simdist.tasks import get_task
 
-    cfg = mppi_from_flags(get_task("pendulum"), "cpu", args.prior_weight, args.mppi_set)
+    cfg = task_planner(get_task("pendulum"), "cpu", args.mppi_set, args.prior_weight)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
     from simdist.config import finetune_preset, with_steps
 

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from simdist.config import CorrectionConfig
+from simdist.planning.settings import task_planner
 from simdist.tasks.base import default_grid
 
 
@@ -79,13 +80,6 @@ def cmd_finetune(args) -> dict:
             "train_loss": result.train_loss, "val_loss": result.val_loss}
 
 
-def mppi_from_flags(task, name: str, prior_weight: float | None, overrides: list[str] | None = None):
-    """The named MPPI preset with the task's planner settings, then `--mppi-set FIELD=VALUE` and `--prior-weight`."""
-    from simdist.planning.settings import task_planner
-
-    return task_planner(task, name, overrides or (), prior_weight)
-
-
 def cmd_evaluate(args) -> dict:
     from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
     from simdist.checkpoint import check_model_fits_task, load_model
@@ -103,7 +97,7 @@ def cmd_evaluate(args) -> dict:
         model = load_model(args.checkpoint)
         check_model_fits_task(model, task, args.checkpoint)
         agent = PolicyAgent(model) if args.agent == "policy" else \
-            MPPIAgent(model, mppi_from_flags(task, args.mppi, args.prior_weight, args.mppi_set))
+            MPPIAgent(model, task_planner(task, args.mppi, args.mppi_set or (), args.prior_weight))
     target = _evaluation_file(args.checkpoint, args.out)  # refused now if unwritable, not after the trials
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
@@ -153,7 +147,7 @@ def cmd_adapt(args) -> dict:
     if corrections.episodes_per_round:  # clone the operator, and keep the head elsewhere (docs/real-robot.md §3)
         ft = replace(with_bc_head(ft), policy_anchor=CORRECTIONS_POLICY_ANCHOR)
     ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
-    mppi = mppi_from_flags(task, args.mppi or args.preset, args.prior_weight, args.mppi_set)
+    mppi = task_planner(task, args.mppi or args.preset, args.mppi_set or (), args.prior_weight)
     return adapt(task, args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
                  progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
 
@@ -200,8 +194,8 @@ def cmd_ablate(args) -> dict:
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
     task = _task(args.task)
     return run_ablations(task, args.sim_data, args.out, names, model_preset(args.preset), train_cfg,
-                         mppi_from_flags(task, args.mppi or args.preset, args.prior_weight, args.mppi_set), args.trials,
-                         args.seed,
+                         task_planner(task, args.mppi or args.preset, args.mppi_set or (), args.prior_weight),
+                         args.trials, args.seed,
                          progress=not args.quiet, checkpoint=args.checkpoint, finetune_cfg=ft, rounds=args.rounds,
                          episodes_per_round=args.episodes_per_round, seeds=args.seeds,
                          grid=args.grid or default_grid(task), expert_data=args.expert_data)

@@ -13,7 +13,7 @@ def task_planner(task, preset: str | MPPIConfig, overrides: Sequence[str] = (),
     holds its puck with a tenth of the default sampling spread); the user's ``overrides`` and ``prior_weight``
     (`--mppi-set FIELD=VALUE`, `--prior-weight`) come last and win."""
     cfg = mppi_preset(preset) if isinstance(preset, str) else preset
-    own = tuple(getattr(task.spec, "planner_overrides", ()))
+    own = tuple(task.spec.planner_overrides)
     try:
         cfg = replace(cfg, **parse_overrides(MPPIConfig, list(own)))
     except ValueError as e:
