@@ -138,22 +138,32 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
             "peak_gflops": matmul_peak_gflops(dev), **machine()}
 
 
-def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bool = False) -> dict:
-    """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size
-    (with `amp`: bf16 autocast, as the trainer uses on a GPU)."""
+def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bool = False,
+                compile_mode: str | None = None, batch_size: int | None = None) -> dict:
+    """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size, or
+    `batch_size` (with `amp`: bf16 autocast, as the trainer uses on a GPU). `compile_mode` runs the forward
+    through torch.compile as the trainer's `TrainConfig.compile` does ("default"), or with another inductor
+    mode ("reduce-overhead": CUDA graphs; "max-autotune-no-cudagraphs"); first_steps_s is the two warm-up
+    steps, the compile included."""
     dev = torch.device(device)
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
-    batch_size = train_preset(model_name).batch_size
+    batch_size = batch_size or train_preset(model_name).batch_size
+    forward_model = torch.compile(model, mode=compile_mode) if compile_mode else model
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     b = _random_batch(model, batch_size)
 
     def step():
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=amp):
-            loss, _ = world_model_loss(model, b, LossConfig())
+            loss, _ = world_model_loss(forward_model, b, LossConfig())
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
-    median = statistics.median(_time_s(step, repeats, warmup=2, device=dev))
-    return {"model_preset": model_name, "batch_size": batch_size, "amp": amp, "median_step_s": median,
+    t0 = time.perf_counter()
+    _time_s(step, 0, warmup=2, device=dev)
+    _sync(dev)
+    first_steps_s = time.perf_counter() - t0
+    median = statistics.median(_time_s(step, repeats, warmup=1, device=dev))
+    return {"model_preset": model_name, "batch_size": batch_size, "amp": amp, "compile_mode": compile_mode,
+            "first_steps_s": first_steps_s, "median_step_s": median, "steps_per_s": 1 / median,
             "sequences_per_s": batch_size / median, **machine()}

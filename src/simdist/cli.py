@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--repeats", type=int, default=30)
     sp.add_argument("--device", default="cpu", help="cpu or cuda")
     sp.add_argument("--amp", action="store_true", help="bf16 autocast (train)")
+    sp.add_argument("--compile", metavar="MODE", help="train: torch.compile the forward with this inductor mode "
+                    "(default, reduce-overhead, max-autotune-no-cudagraphs)")
+    sp.add_argument("--batch", type=int, help="train: batch size (default: the preset's)")
     sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
                     help="plan: override an MPPIConfig field of the preset (repeatable), e.g. --set samples=128")
     return p

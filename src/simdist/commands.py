@@ -209,4 +209,5 @@ def cmd_bench(args) -> dict:
 
         return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device,
                                 overrides=parse_overrides(MPPIConfig, args.set or []))
-    return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp)
+    return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp,
+                             compile_mode=args.compile, batch_size=args.batch)

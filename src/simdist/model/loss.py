@@ -50,7 +50,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         return (err.mean(-1) * valid).sum() / valid.sum().clamp_min(1)
 
     terms: dict[str, torch.Tensor] = {"latent": future_mean((out["zhat"] - out["z_target"]).pow(2))}
-    extra_logs: dict[str, float] = {}  # parts of a term, logged apart
+    extra_logs: dict[str, torch.Tensor] = {}  # parts of a term, logged apart
     def labelled_mean(per_window: torch.Tensor, key: str = "labelled") -> torch.Tensor:
         labelled = batch[key] > 0  # (B,) windows with these labels; missing labels never poison the loss
         return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / labelled.sum().clamp_min(1)
@@ -77,12 +77,12 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")
         if "policy_step" in out:  # the single-step head: the chunk's first target, under the same mask and weight
             step = labelled_mean(action_error(out["policy_step"], target[:, 0]) * mask[:, 0], "bc_labelled")
-            extra_logs["bc_step"] = float(step.detach())
+            extra_logs["bc_step"] = step
             terms["bc"] = terms["bc"] + step
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = future_mean((out["recon"] - out["recon_target"]).pow(2))
     total = sum(getattr(weights, name) * value for name, value in terms.items())
-    logs = {name: float(value.detach()) for name, value in terms.items()}
-    logs["total"] = float(total.detach())
-    logs.update(extra_logs)
-    return total, logs
+    logged = {**terms, "total": total, **extra_logs}
+    # one device-to-host copy for all the floats: on a GPU each float() would be a synchronisation of its own
+    values = torch.stack([v.detach().float() for v in logged.values()]).tolist()
+    return total, dict(zip(logged, values))
