@@ -61,6 +61,7 @@ def test_forward_command_preset_stays_in_its_box():
 
 
 def test_ppo_settings_are_saved_with_the_run_and_reused(tmp_path):
+    pytest.importorskip("rsl_rl")  # the PPO glue imports it; the `test` extra installs it
     from simdist.tasks.quadruped.ppo import PPOSettings, ppo_config
     from simdist.tasks.quadruped.train_expert import load_settings
 

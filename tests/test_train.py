@@ -275,3 +275,14 @@ def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
                     device=torch.device("cpu"), progress=False)
     assert json.loads((tmp_path / "compiled" / "config.json").read_text())["train"]["compile"] is True
     assert fast.train_loss["total"] == pytest.approx(eager.train_loss["total"], rel=1e-4)
+
+
+def test_an_unknown_compile_mode_fails_before_any_step(pendulum_data, tiny_cfg, tmp_path):
+    """TrainConfig.compile_mode reaches torch.compile (e.g. "reduce-overhead", CUDA graphs on a GPU); a typo stops
+    the run with torch's list of modes before a step is taken or a checkpoint written."""
+    cfg = TrainConfig(steps=4, batch_size=16, warmup_steps=2, val_every=4, checkpoint_every=4, compile=True,
+                      compile_mode="fastest")
+    with pytest.raises(RuntimeError, match="reduce-overhead"):
+        pretrain(pendulum_data, tmp_path / "run", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
+    assert not (tmp_path / "run" / "model.safetensors").exists()
+    assert not (tmp_path / "run" / "metrics.jsonl").exists()

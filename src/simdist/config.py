@@ -140,10 +140,11 @@ class TrainConfig:
     # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
     # paper-manipulation (docs/benchmarks.md), so only the quadruped preset turns it on.
     amp: bool = False
-    # torch.compile the model's training forward (the backward follows): a one-off compile (about 2 min on 2 CPU
-    # cores, seconds once cached), then 1.45x the steps/s of paper-manipulation there, but 0.85x for quadruped-cpu
-    # (docs/benchmarks.md). Same step as eager to float rounding (dropout masks differ), so a resume may switch it.
+    # torch.compile the training forward (the backward follows; a one-off compile, seconds once cached): 1.45x the
+    # steps/s of paper-manipulation on 2 CPU cores, 2.7x on an H200 with compile_mode "reduce-overhead" (CUDA graphs);
+    # no gain for the quadruped presets (docs/benchmarks.md). Same step as eager to float rounding (dropout aside).
     compile: bool = False
+    compile_mode: str = "default"  # torch.compile's mode: default, reduce-overhead, max-autotune-no-cudagraphs, ...
 
     def __post_init__(self) -> None:
         if isinstance(self.loss, dict):

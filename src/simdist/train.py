@@ -110,9 +110,9 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           grad_clip: float | None, extra: dict, progress: bool,
           replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
           extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0,
-          compile: bool = False) -> TrainResult:
+          compile_mode: str | None = None) -> TrainResult:
     """Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
-    With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
+    `compile_mode` (a torch.compile mode) compiles the training forward. With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
     raw weights go to OUT/raw for an exact resume."""
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
@@ -133,9 +133,10 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             ema.n_averaged.fill_(max(start, 1))
         log.info("resuming from step %d in %s", start, out_dir)
     deployed = ema.module if ema else model  # what is validated, saved as the model and kept
-    if compile:
-        log.info("compiling the training forward (one-off, about 2 min on 2 CPU cores)")
-    forward_model = torch.compile(model) if compile else model  # shares the parameters; saves use `model`
+    forward_model = model  # a compiled one shares the parameters; saves use `model`
+    if compile_mode:
+        log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", compile_mode)
+        forward_model = torch.compile(model, mode=compile_mode)  # an unknown mode fails here, before any step
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -233,7 +234,8 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
                  lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
                  val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
                  seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
-                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay, compile=cfg.compile)
+                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay,
+                 compile_mode=cfg.compile_mode if cfg.compile else None)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
