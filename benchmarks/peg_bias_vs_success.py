@@ -14,7 +14,7 @@ import json
 import logging
 
 import numpy as np
-from peg_perceiving_expert import SEARCHES, outcomes
+from peg_perceiving_expert import CONTROLLERS, outcomes
 
 from simdist.checkpoint import load_model
 from simdist.eval.rollout import episode_seed, rollout
@@ -46,7 +46,7 @@ def main() -> None:
                       env.perception_bias[0, :2] - env.perception_bias[1, :2]))))
     model_seated = [bool(m["success"]) for m in res.metrics]
     reset_seeds = [episode_seed(args.seed, i) for i in range(len(ics))]
-    expert_seated = outcomes(task, "sim", "bias", SEARCHES["circle"], ics, reset_seeds)
+    expert_seated = outcomes(task, "sim", "bias", CONTROLLERS["expert"], ics, reset_seeds)
     small = np.asarray(bias_mm) <= np.median(bias_mm)
     row = {"agent": args.agent, "trials": len(ics), "grid": args.grid, "seed": args.seed,
            "median_relative_bias_mm": float(np.median(bias_mm)),

@@ -14,8 +14,11 @@ runs the same expert with its peg and hole positions replaced by
 
 with the expert's own search once stalled on the rim (a 0.6 mm circle around where it believes the hole is) and
 with a spiral growing 0.1 mm a step to 3 mm (`ExpertTuning.search_growth_m`), and prints the success of each.
+`--controller teleoperator` runs the teleoperator stand-in instead (fine gain 0.4: it seats every `real` trial on
+exact state), which bounds what a policy on the observations can reach in `real`.
 
-    python benchmarks/peg_perceiving_expert.py --trials 40 [--grid narrow] [--domain sim]
+    python benchmarks/peg_perceiving_expert.py --trials 40 [--grid narrow] [--domain sim|real] \
+        [--controller expert|teleoperator]
 """
 
 from __future__ import annotations
@@ -28,13 +31,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from simdist.tasks.peg_insertion.expert import ExpertTuning, ScriptedExpert
+from simdist.tasks.peg_insertion.expert import TELEOPERATOR, ExpertTuning, ScriptedExpert
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.task import PegInsertionTask
 
 log = logging.getLogger(__name__)
 VIEWS = ("exact", "bias", "filtered", "perceived")
-SEARCHES = {"circle": ExpertTuning(), "spiral": replace(ExpertTuning(), search_growth_m=0.0001)}
+CONTROLLERS = {"expert": ExpertTuning(), "teleoperator": TELEOPERATOR}
+
+
+def searches(base: ExpertTuning) -> dict[str, ExpertTuning]:
+    return {"circle": base, "spiral": replace(base, search_growth_m=0.0001)}
 FILTER_STEPS = 6  # ModelConfig.history (5) past observations and the current one
 
 
@@ -82,16 +89,17 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=40)
     parser.add_argument("--grid", default="narrow")
     parser.add_argument("--domain", default="sim")
+    parser.add_argument("--controller", default="expert", choices=sorted(CONTROLLERS))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     task = PegInsertionTask()
     ics = task.initial_conditions(args.grid, args.trials, seed=0)
     rows = []
-    for search, tuning in SEARCHES.items():
+    for search, tuning in searches(CONTROLLERS[args.controller]).items():
         for view in VIEWS:
             rate = float(np.mean(outcomes(task, args.domain, view, tuning, ics)))
-            log.info("%s search, %s: %.2f", search, view, rate)
-            rows.append({"search": search, "view": view, "success": rate, "trials": len(ics), "grid": args.grid,
+            log.info("%s, %s search, %s: %.2f", args.controller, search, view, rate)
+            rows.append({"controller": args.controller, "search": search, "view": view, "success": rate, "trials": len(ics), "grid": args.grid,
                          "domain": args.domain})
     print(json.dumps(rows))
 

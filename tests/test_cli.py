@@ -62,6 +62,12 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     assert json.loads(config_path.read_text())["physics"] == str(tmp_path / "heavy.json")
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2
+    caplog.clear()
+    assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--ensemble-decay", "1", "--json"]) == 2
+    assert "use it with --agent policy" in caplog.text
+    ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--agent", "policy",
+                  "--ensemble-decay", "0.5", "--trials", "1", "--out", str(tmp_path / "ens.json"), "--json", "--quiet")
+    assert ev["grids"]["default"]["trials"] == 1
 
 
 def test_generate_command(tmp_path, capsys, caplog):

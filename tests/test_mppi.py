@@ -7,7 +7,7 @@ import torch
 
 from simdist.config import MPPIConfig, model_preset, replace
 from simdist.model.world_model import ModelSpec, WorldModel
-from simdist.planning.agent import MPPIAgent
+from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import MPPIPlanner, refit
 
 SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), action_high=(3.0, 3.0))
@@ -114,6 +114,34 @@ def test_agent_rejects_malformed_observations():
         agent.act({"proprio": np.array([0.0, np.nan])})
     action = agent.act({"proprio": np.zeros(2)})
     assert action.shape == (2,) and np.isfinite(action).all()
+
+
+def test_policy_agent_temporal_ensemble_weights_each_chunks_plan_for_now():
+    """ensemble_decay=M executes sum_k exp(-M k) chunk_k[k] / sum_k exp(-M k) over the last T chunks (chunk k made k
+    steps ago); without it the agent executes the newest chunk's first action; a reset or a takeover forgets them."""
+    torch.manual_seed(0)
+    model = WorldModel(model_preset("cpu"), SPEC).eval()
+    observations = [{"proprio": np.array([0.3 * i, -0.2 * i], np.float32)} for i in range(7)]
+    decay, T = 0.5, model.cfg.horizon
+    agent, shadow, chunks = PolicyAgent(model, ensemble_decay=decay), PolicyAgent(model), []
+    for step, obs in enumerate(observations):
+        chunks.insert(0, shadow.bc_chunk(obs))  # the shadow's history follows what the agent executes
+        recent = chunks[:T]
+        w = np.exp(-decay * np.arange(len(recent)))
+        expected = np.clip(sum(wk * c[k] for k, (wk, c) in enumerate(zip(w, recent))) / w.sum(), -3, 3)
+        executed = agent.act(obs)
+        shadow.execute(obs, executed)
+        assert np.allclose(executed, expected, atol=1e-6), step
+        if step == 0:
+            assert np.allclose(executed, PolicyAgent(model).act(obs))  # one chunk: the plain head's action
+        else:
+            assert not np.allclose(executed, np.clip(chunks[0][0], -3, 3))
+    agent.reset()
+    assert np.allclose(agent.act(observations[0]), PolicyAgent(model).act(observations[0]))
+    agent.observe(observations[1], np.zeros(2))
+    assert not agent._chunks
+    with pytest.raises(ValueError, match="ensemble_decay"):
+        PolicyAgent(model, ensemble_decay=-1.0)
 
 
 def test_compiled_planner_matches_reference():

@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trials", type=int, default=20)
     sp.add_argument("--agent", choices=("mppi", "policy"), help="MPPI (default) or the BC head alone; a baseline's "
                     "checkpoint (`simdist compare` writes them) is always its own policy")
+    sp.add_argument("--ensemble-decay", type=float, metavar="M", help="--agent policy: execute the temporal "
+                    "ensemble of the last T chunks, chunk k steps old weighted exp(-M k) (ACT; 0: a plain mean)")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset")
     sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
     sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",

@@ -96,7 +96,9 @@ def cmd_evaluate(args) -> dict:
     else:
         model = load_model(args.checkpoint)
         check_model_fits_task(model, task, args.checkpoint)
-        agent = PolicyAgent(model) if args.agent == "policy" else \
+        if args.ensemble_decay is not None and args.agent != "policy":
+            raise ValueError("--ensemble-decay ensembles the BC head's chunks: use it with --agent policy")
+        agent = PolicyAgent(model, args.ensemble_decay) if args.agent == "policy" else \
             MPPIAgent(model, task_planner(task, args.mppi, args.mppi_set or (), args.prior_weight))
     target = _evaluation_file(args.checkpoint, args.out)  # refused now if unwritable, not after the trials
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),

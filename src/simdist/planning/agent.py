@@ -81,16 +81,43 @@ class MPPIAgent(_HistoryAgent):
 
 
 class PolicyAgent(_HistoryAgent):
-    """Executes the first action of the BC head's chunk (no planning)."""
+    """Executes the first action of the BC head's chunk (no planning). With `ensemble_decay` it executes ACT's
+    temporal ensemble (Zhao et al., 2023) instead: the weighted mean of what each of the last T chunks planned for
+    this step, the chunk made k steps ago weighted exp(-ensemble_decay * k) (0: a plain mean), which averages the
+    noise of T observations at the cost of some lag."""
+
+    def __init__(self, model: WorldModel, ensemble_decay: float | None = None):
+        super().__init__(model)
+        if ensemble_decay is not None and ensemble_decay < 0:
+            raise ValueError(f"ensemble_decay must be >= 0 (0: a plain mean), got {ensemble_decay}")
+        self.ensemble_decay = ensemble_decay
+        self._chunks: deque = deque(maxlen=model.cfg.horizon)  # newest first: chunk k was made k steps ago
+
+    def reset(self) -> None:
+        super().reset()
+        self._chunks.clear()
+
+    def observe(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
+        super().observe(obs, action)
+        self._chunks.clear()  # planned before someone else drove: no longer what this step should follow
+
+    def bc_chunk(self, obs: dict[str, np.ndarray]) -> np.ndarray:
+        """The BC head's (T, A) chunk, raw units, unclipped (history not yet updated)."""
+        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
+        return self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0]).cpu().numpy()
 
     def bc_action(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """The first action of the BC head's chunk, raw units, unclipped (history not yet updated)."""
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
-        ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
-        return self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0, 0]).cpu().numpy()
+        return self.bc_chunk(obs)[0]
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        return self.execute(obs, self.bc_action(obs))
+        if self.ensemble_decay is None:
+            return self.execute(obs, self.bc_action(obs))
+        self._chunks.appendleft(self.bc_chunk(obs))
+        weights = np.exp(-self.ensemble_decay * np.arange(len(self._chunks)))
+        planned = np.stack([chunk[k] for k, chunk in enumerate(self._chunks)])  # each chunk's action for now
+        return self.execute(obs, weights @ planned / weights.sum())
 
     def execute(self, obs: dict[str, np.ndarray], action: np.ndarray) -> np.ndarray:
         """Clip to the action bounds and record the executed action in the history."""
