@@ -19,10 +19,10 @@ import numpy as np
 from records import emit
 
 from simdist.checkpoint import load_model
-from simdist.config import mppi_preset
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
+from simdist.planning.settings import mppi_preset
 from simdist.tasks import get_task
 
 

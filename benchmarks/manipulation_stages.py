@@ -25,9 +25,10 @@ from records import emit
 
 from simdist.baselines.bc import BCLearner
 from simdist.checkpoint import load_model
-from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
+from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.settings import MPPIConfig, mppi_preset
 from simdist.tasks.base import domain_physics
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task

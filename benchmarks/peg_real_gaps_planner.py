@@ -26,9 +26,9 @@ import time
 from records import emit
 
 from simdist.checkpoint import load_model
-from simdist.config import mppi_preset
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
+from simdist.planning.settings import mppi_preset
 from simdist.tasks.gaps import ALL, WITH_SIM, gap_groups, reverted_fields
 from simdist.tasks.registry import get_task
 

@@ -15,9 +15,10 @@ import logging
 from records import emit
 
 from simdist.checkpoint import load_model
-from simdist.config import MPPIConfig, mppi_preset, parse_overrides, replace
+from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.settings import MPPIConfig, mppi_preset
 from simdist.tasks.registry import get_task
 
 

@@ -13,9 +13,10 @@ import argparse
 import json
 
 from simdist.checkpoint import load_model
-from simdist.config import mppi_preset, replace
+from simdist.config import replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.settings import mppi_preset
 from simdist.tasks.quadruped.scenes import START_X
 from simdist.tasks.registry import get_task
 

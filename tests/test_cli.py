@@ -191,7 +191,8 @@ def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, caps
 
 
 def test_config_overrides_are_typed_and_checked():
-    from simdist.config import MPPIConfig, parse_overrides
+    from simdist.config import parse_overrides
+    from simdist.planning.settings import MPPIConfig
 
     got = parse_overrides(MPPIConfig, ["samples=128", "prior_weight=2.5", "compile=true"])
     assert got == {"samples": 128, "prior_weight": 2.5, "compile": True}

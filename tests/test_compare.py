@@ -103,7 +103,8 @@ def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_
     from simdist.baselines.demonstrations import collect_demonstrations
     from simdist.baselines.simdist_bc import run_simdist_bc
     from simdist.checkpoint import load_model
-    from simdist.config import FinetuneConfig, MPPIConfig
+    from simdist.config import FinetuneConfig
+    from simdist.planning.settings import MPPIConfig
     from simdist.tasks import get_task
 
     task = get_task("pendulum")
@@ -134,7 +135,7 @@ def test_only_demonstration_methods_get_demonstrations():
 
 def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):
     from simdist.cli import main
-    from simdist.config import mppi_preset
+    from simdist.planning.settings import mppi_preset
 
     argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
             str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",

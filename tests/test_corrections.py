@@ -95,7 +95,8 @@ def test_takeovers_last_their_window():
 
 def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pretrained, pendulum_data):
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import FinetuneConfig, mppi_preset, with_bc_head
+    from simdist.config import FinetuneConfig, with_bc_head
+    from simdist.planning.settings import mppi_preset
 
     task, out = get_task("pendulum"), tmp_path / "adapt"
     cfg = AdaptConfig(rounds=1, episodes_per_round=2)

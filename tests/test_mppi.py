@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.config import MPPIConfig, model_preset, replace
+from simdist.config import model_preset, replace
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import MPPIPlanner, refit
+from simdist.planning.settings import MPPIConfig
 
 SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), action_high=(3.0, 3.0))
 
@@ -227,7 +228,7 @@ def test_refit_gives_non_finite_returns_zero_weight_like_leaving_them_out():
 def test_every_mppi_preset_is_valid_and_manipulation_prior_is_the_paper_sampler_held_near_bc():
     from dataclasses import asdict
 
-    from simdist.config import MPPI_PRESETS, mppi_preset
+    from simdist.planning.settings import MPPI_PRESETS, mppi_preset
 
     for name in MPPI_PRESETS:
         cfg = mppi_preset(name)

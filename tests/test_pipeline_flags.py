@@ -93,8 +93,8 @@ def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pret
 
 def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
     from simdist.checkpoint import check_fits_task, shipped_checkpoint
-    from simdist.config import mppi_preset
     from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK
+    from simdist.planning.settings import mppi_preset
 
     task = get_task(DEMO_TASK)
     check_fits_task(shipped_checkpoint(DEMO_CHECKPOINT), task)

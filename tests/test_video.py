@@ -6,10 +6,11 @@ import json
 import numpy as np
 import pytest
 
-from simdist.config import mppi_preset, replace
+from simdist.config import replace
 from simdist.eval import video
 from simdist.eval.report import write_report
 from simdist.eval.rollout import PrivilegedAgent
+from simdist.planning.settings import mppi_preset
 from simdist.tasks import get_task
 
 SMALL = video.VideoConfig(width=80, height=60, fps=10.0, max_seconds=1.0)

@@ -18,13 +18,20 @@ from pathlib import Path
 import numpy as np
 
 from simdist.checkpoint import load_model
-from simdist.config import FinetuneConfig, ModelConfig, MPPIConfig, TrainConfig, finetune_preset
-from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
-                                   write_episodes)
+from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
+from simdist.data.episodes import (
+    DatasetError,
+    DatasetInfo,
+    Episode,
+    create_dataset,
+    dataset_steps,
+    load_episodes,
+    write_episodes,
+)
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
-from simdist.planning.settings import task_planner
+from simdist.planning.settings import MPPIConfig, task_planner
 from simdist.train import pretrain
 
 log = logging.getLogger(__name__)

@@ -29,13 +29,22 @@ import numpy as np
 import torch
 
 from simdist import checkpoint as ckpt
-from simdist.config import CorrectionConfig, FinetuneConfig, MPPIConfig
+from simdist.config import CorrectionConfig, FinetuneConfig
 from simdist.corrections import collect_corrections, operator_share
-from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
-                                   read_episode_file, read_info, write_episodes)
+from simdist.data.episodes import (
+    DatasetInfo,
+    atomic_write_text,
+    create_dataset,
+    episode_files,
+    file_steps,
+    read_episode_file,
+    read_info,
+    write_episodes,
+)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.planning.agent import MPPIAgent
+from simdist.planning.settings import MPPIConfig
 from simdist.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)

@@ -12,10 +12,11 @@ import time
 import torch
 from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
-from simdist.config import LossConfig, model_preset, mppi_preset, replace, train_preset
+from simdist.config import LossConfig, model_preset, replace, train_preset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
+from simdist.planning.settings import mppi_preset
 
 # Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
 BENCH_SPECS = {

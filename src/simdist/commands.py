@@ -43,8 +43,17 @@ def cmd_merge(args) -> dict:
 
 def cmd_pretrain(args) -> dict:
     from simdist.checkpoint import read_config
-    from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
-                                replace, train_preset, with_steps)
+    from simdist.config import (
+        LossConfig,
+        ModelConfig,
+        TrainConfig,
+        from_dict,
+        model_preset,
+        parse_overrides,
+        replace,
+        train_preset,
+        with_steps,
+    )
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
@@ -62,8 +71,15 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import (FinetuneConfig, LossConfig, ModelConfig, finetune_preset, parse_overrides, replace,
-                                with_steps)
+    from simdist.config import (
+        FinetuneConfig,
+        LossConfig,
+        ModelConfig,
+        finetune_preset,
+        parse_overrides,
+        replace,
+        with_steps,
+    )
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
@@ -207,7 +223,8 @@ def cmd_bench(args) -> dict:
     from simdist import bench
 
     if args.what == "plan":
-        from simdist.config import MPPIConfig, parse_overrides
+        from simdist.config import parse_overrides
+        from simdist.planning.settings import MPPIConfig
 
         return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device,
                                 overrides=parse_overrides(MPPIConfig, args.set or []))

@@ -16,11 +16,12 @@ import torch
 
 from simdist import checkpoint as ckpt
 from simdist.adapt import AdaptConfig, adapt, round_progress
-from simdist.config import FinetuneConfig, MPPIConfig, replace
+from simdist.config import FinetuneConfig, replace
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.memory import release_freed_memory
 from simdist.model.world_model import COMMAND, VALUE, WorldModel
+from simdist.planning.settings import MPPIConfig
 
 log = logging.getLogger(__name__)
 MAX_WINDOWS = 2048

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from simdist.adapt import AdaptConfig, adapt
-from simdist.config import FinetuneConfig, MPPIConfig, with_bc_head
+from simdist.config import FinetuneConfig, with_bc_head
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, episode_files, write_episodes
+from simdist.planning.settings import MPPIConfig
 
 log = logging.getLogger(__name__)
 METHOD = "simdist_bc"

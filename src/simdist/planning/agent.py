@@ -11,9 +11,9 @@ from collections import deque
 import numpy as np
 import torch
 
-from simdist.config import MPPIConfig
 from simdist.model.world_model import ACTION, WorldModel
 from simdist.planning.mppi import MPPIPlanner, PlanResult
+from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import COMMAND_KEY, PROPRIO_KEY
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import torch
 
-from simdist.config import MPPIConfig
 from simdist.model.world_model import ACTION, PROPRIO, PlanningContext, WorldModel
+from simdist.planning.settings import MPPIConfig
 
 log = logging.getLogger(__name__)
 
