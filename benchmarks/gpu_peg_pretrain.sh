@@ -10,7 +10,10 @@ STEPS=${STEPS:-10000}
 [ -f /tmp/peg/stats.json ] || time python3 -m simdist.cli generate peg-insertion --episodes "$EPISODES" --workers 15 --out /tmp/peg --json --quiet \
   | tail -1 > "$out/peg_data_stats.json"
 cat "$out/peg_data_stats.json"
-time python3 -m simdist.cli pretrain --data /tmp/peg --out "$out/peg_model" --preset paper-manipulation \
-  --steps "$STEPS" --json --quiet | tail -1 > "$out/peg_pretrain.json"
+# CUDA graphs (TrainConfig.compile_mode): 2.7x the eager steps/s on an H200 (docs/benchmarks.md, session 37); should
+# the compiled run fail, the eager one resumes from its last checkpoint.
+train() { python3 -m simdist.cli pretrain --data /tmp/peg --out "$out/peg_model" --preset paper-manipulation \
+  --steps "$STEPS" --json --quiet "$@" | tail -1 > "$out/peg_pretrain.json"; }
+time train --train-set compile=true --train-set compile_mode="${COMPILE_MODE:-reduce-overhead}" || time train
 cat "$out/peg_pretrain.json"
 rm -f "$out/peg_model/trainer_state.safetensors"
