@@ -65,6 +65,8 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     caplog.clear()
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--ensemble-decay", "1", "--json"]) == 2
     assert "use it with --agent policy" in caplog.text
+    assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "0"]) == 2
+    assert "trials must be at least 1" in caplog.text
     ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--agent", "policy",
                   "--ensemble-decay", "0.5", "--trials", "1", "--out", str(tmp_path / "ens.json"), "--json", "--quiet")
     assert ev["grids"]["default"]["trials"] == 1

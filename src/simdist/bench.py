@@ -17,6 +17,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
 from simdist.planning.settings import mppi_preset
+from simdist.train import compile_model
 
 # Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
 BENCH_SPECS = {
@@ -149,7 +150,7 @@ def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bo
     dev = torch.device(device)
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
     batch_size = batch_size or train_preset(model_name).batch_size
-    forward_model = torch.compile(model, mode=compile_mode) if compile_mode else model
+    forward_model = compile_model(model, compile_mode) if compile_mode else model
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     b = _random_batch(model, batch_size)
 

@@ -136,7 +136,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
     forward_model = model  # a compiled one shares the parameters; saves use `model`
     if compile_mode:
         log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", compile_mode)
-        forward_model = torch.compile(model, mode=compile_mode)  # an unknown mode fails here, before any step
+        forward_model = compile_model(model, compile_mode)
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -190,6 +190,14 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
     if start >= steps:
         val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
     return TrainResult(out_dir, steps, train_logs, val_logs)
+
+
+def compile_model(model: torch.nn.Module, mode: str) -> torch.nn.Module:
+    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step."""
+    try:
+        return torch.compile(model, mode=mode)
+    except RuntimeError as err:
+        raise ValueError(f"compile mode {mode!r}: {err}") from None
 
 
 def concat_batches(a: dict, b: dict) -> dict:

@@ -128,6 +128,8 @@ def evaluate_grids(task, make_agent: Callable[[object], Agent], domain: str, gri
     the per-grid summaries and their means over grids (success_rate, mean_time_s, task metrics such as
     mean_progress_m) and the 95 % interval of the success rate over all trials (`success_ci95`). `make_agent(env)`
     gives the agent for a grid's env (the privileged expert reads its state)."""
+    if trials < 1:
+        raise ValueError(f"trials must be at least 1, got {trials}")
     out: dict = {"task": task.spec.name, "domain": domain, "grids": {}}
     for grid in grids:
         env = task.make_env(domain, physics, seed=seed)
