@@ -67,6 +67,14 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     assert "use it with --agent policy" in caplog.text
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "0"]) == 2
     assert "trials must be at least 1" in caplog.text
+    for device, message in (("tpu", "valid: cpu, cuda"), ("cuda", "no CUDA device")):
+        if device == "cuda" and torch.cuda.is_available():
+            continue
+        assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--plan-device", device]) == 2
+        assert message in caplog.text
+        assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--out", str(tmp_path / "dev"),
+                     "--plan-device", device]) == 2
+        assert not (tmp_path / "dev").exists()  # refused before anything is written
     ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--agent", "policy",
                   "--ensemble-decay", "0.5", "--trials", "1", "--out", str(tmp_path / "ens.json"), "--json", "--quiet")
     assert ev["grids"]["default"]["trials"] == 1

@@ -161,8 +161,10 @@ def _import_initial_data(source: str | Path, data_dir: Path) -> None:
 
 def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi: MPPIConfig,
           ft: FinetuneConfig, physics=None, progress: bool = True, device: torch.device | None = None,
-          sim_data: str | Path | None = None, corrections: CorrectionConfig = CorrectionConfig()) -> dict:
-    """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results."""
+          sim_data: str | Path | None = None, corrections: CorrectionConfig = CorrectionConfig(),
+          planner_device: torch.device | str = "cpu") -> dict:
+    """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results. `device` finetunes
+    (default: a GPU where there is one), `planner_device` plans."""
     out = Path(out)
     spec = task.spec
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
@@ -193,7 +195,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress,
                      sim_data=sim_data if replay is None else replay)
             (model_dir / "done").write_text("ok\n")
-        model = ckpt.load_model(model_dir)
+        model = ckpt.load_model(model_dir, planner_device)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)
         corrected = []
         if corrections.episodes_per_round and j < cfg.rounds:  # the last round's model is only evaluated

@@ -102,6 +102,7 @@ def cmd_evaluate(args) -> dict:
     from simdist.data.episodes import atomic_write_text
     from simdist.eval.rollout import evaluate_grids
     from simdist.planning.agent import MPPIAgent, PolicyAgent
+    from simdist.train import plan_device
 
     task = _task(args.task)
     if baseline_method(args.checkpoint):  # a baseline is its own policy: it has no world model to plan with
@@ -110,7 +111,7 @@ def cmd_evaluate(args) -> dict:
                              "(--agent policy)")
         agent = load_baseline_agent(args.checkpoint)
     else:
-        model = load_model(args.checkpoint)
+        model = load_model(args.checkpoint, plan_device(args.plan_device))
         check_model_fits_task(model, task, args.checkpoint)
         if args.ensemble_decay is not None and args.agent != "policy":
             raise ValueError("--ensemble-decay ensembles the BC head's chunks: use it with --agent policy")
@@ -151,6 +152,7 @@ def cmd_expert_eval(args) -> dict:
 
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
+    from simdist.train import plan_device
     from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
     from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
 
@@ -167,7 +169,8 @@ def cmd_adapt(args) -> dict:
     ft = replace(ft, **parse_overrides(FinetuneConfig, args.finetune_set or []))
     mppi = task_planner(task, args.mppi or args.preset, args.mppi_set or (), args.prior_weight)
     return adapt(task, args.checkpoint, args.out, cfg, mppi, ft, physics=args.physics,
-                 progress=not args.quiet, sim_data=args.sim_data, corrections=corrections)
+                 progress=not args.quiet, sim_data=args.sim_data, corrections=corrections,
+                 planner_device=plan_device(args.plan_device))
 
 
 def cmd_demo(args) -> dict:

@@ -47,6 +47,19 @@ def default_device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def plan_device(name: str) -> torch.device:
+    """The device a user asked the world model to plan on ("cpu", "cuda", "cuda:1"), checked before any work."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; valid: cpu, cuda, cuda:N") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {name!r}; valid: cpu, cuda, cuda:N")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: PyTorch sees no CUDA device here (a CPU-only build, or no GPU)")
+    return device
+
+
 def lr_at(step: int, lr: float, lr_end: float, warmup: int, decay_steps: int) -> float:
     """Linear warmup 0 → lr, then cosine decay lr → lr_end until `decay_steps` (warmup included)."""
     if step < warmup:
