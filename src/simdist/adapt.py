@@ -167,6 +167,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     (default: a GPU where there is one), `planner_device` plans."""
     out = Path(out)
     spec = task.spec
+    if cfg.rounds and ft.sim_replay_fraction > 0 and sim_data is None:  # refused now, not after round 0's episodes
+        raise ValueError(f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): "
+                         "give --sim-data, or --sim-replay 0 to finetune on real data alone")
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
     ckpt.check_model_fits_task(pretrained_model, task, pretrained)
     data_dir = out / "real_data"
