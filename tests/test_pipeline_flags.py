@@ -113,7 +113,9 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
     assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--mppi-set", "init_std=0.1",
                  "--finetune-steps", "7", "--rounds", "3", "--quiet"]) == 0
     assert seen["sizing"].mppi_set == ("init_std=0.1",) and seen["sizing"].finetune_steps == 7
-    assert seen["sizing"].rounds == 3
+    assert seen["sizing"].rounds == 3 and str(seen["planner_device"]) == "cpu"
+    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--plan-device", "tpu", "--quiet"]) == 2
+    assert not (tmp_path / "r").exists()  # an unknown planning device is refused before any work
     monkeypatch.undo()
     sizing = pipeline.replace(pipeline.PIPELINE_PRESETS["cpu"], mppi_set=("init_sdt=0.1",))
     with pytest.raises(Exception, match="init_sdt"):

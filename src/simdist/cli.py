@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu")
     sp.add_argument("--out", required=True)
     sp.add_argument("--no-video", action="store_true", help="no rollout videos in the report")
+    sp.add_argument("--plan-device", default="cpu", help="where the world model plans: cpu (default) or cuda "
+                    "(pretraining and finetuning use a GPU wherever there is one)")
     sp.add_argument("--train-expert", action="store_true",
                     help="first (re)build the task's privileged expert with its own trainer (quadruped tasks only)")
     sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")

@@ -185,8 +185,9 @@ def cmd_demo(args) -> dict:
 
 def cmd_run(args) -> dict:
     from simdist.pipeline import PIPELINE_PRESETS, run_pipeline
+    from simdist.train import plan_device
 
-    sizing = None
+    device, sizing = plan_device(args.plan_device), None
     if args.mppi or args.grid or args.mppi_set or args.finetune_steps or args.rounds:
         from simdist.config import replace
         base = PIPELINE_PRESETS.get(args.preset)
@@ -197,7 +198,7 @@ def cmd_run(args) -> dict:
                          finetune_steps=args.finetune_steps or base.finetune_steps, rounds=args.rounds or base.rounds)
     return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
                         train_expert=args.train_expert, expert_budget=args.expert_budget, checkpoint=args.checkpoint,
-                        sizing=sizing)
+                        sizing=sizing, planner_device=device)
 
 
 def cmd_ablate(args) -> dict:

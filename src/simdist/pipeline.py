@@ -76,12 +76,13 @@ def _train_expert(task, out: Path, budget: int | None) -> None:
     task.train_expert(out, budget)
 
 
-def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool) -> dict:
+def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool,
+                    device="cpu") -> dict:
     """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
     if not path.exists():
         from simdist.checkpoint import check_model_fits_task, load_model
 
-        model = load_model(model_dir)
+        model = load_model(model_dir, device)
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
         for grid in grids:
@@ -94,9 +95,9 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
 
 def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True, video: bool = True,
                  train_expert: bool = False, expert_budget: int | None = None, checkpoint: str | Path | None = None,
-                 sizing: PipelineConfig | None = None) -> dict:
+                 sizing: PipelineConfig | None = None, planner_device="cpu") -> dict:
     """``checkpoint``: a pretrained world model to start from (pretraining is skipped); ``sizing``: the stage
-    sizes (default: the preset's)."""
+    sizes (default: the preset's); ``planner_device``: where the evaluations and adaptation rounds plan."""
     if preset not in PIPELINE_PRESETS:
         raise KeyError(f"unknown pipeline preset {preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
     cfg, task, out = sizing or PIPELINE_PRESETS[preset], get_task(task_name), Path(out)
@@ -136,7 +137,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
         (model_dir / "pretrain_done").write_text("ok\n")
 
-    sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress)
+    sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress,
+                               planner_device)
 
     results = {}
     legged = bool(task.spec.command_dim)
@@ -144,7 +146,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         n = cfg.legged_trials_per_grid * len(task.grids) if legged else cfg.episodes_per_round
         adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=n, grid=grid)
         results[grid] = adapt(task, model_dir, out / f"adapt_{grid}", adapt_cfg, planner, finetune_cfg,
-                              progress=progress, sim_data=sim_data)
+                              progress=progress, sim_data=sim_data, planner_device=planner_device)
     summary = {
         "task": task_name, "preset": preset, "out": str(out), "world_model": str(model_dir),
         "zero_shot_success": sum(r["zero_shot_success"] for r in results.values()) / len(results),
