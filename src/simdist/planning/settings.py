@@ -64,7 +64,6 @@ def mppi_preset(name: str) -> MPPIConfig:
     return named_preset(MPPI_PRESETS, "MPPI", name)
 
 
-
 def task_planner(task, preset: str | MPPIConfig, overrides: Sequence[str] = (),
                  prior_weight: float | None = None) -> MPPIConfig:
     """``task.spec.planner_overrides`` holds what a task's author knows about its planner (e.g. the point mass
