@@ -74,8 +74,8 @@ def main() -> None:
     task, model = get_task("peg-insertion"), load_model(args.checkpoint)
     for std in args.std:
         for domain in args.domains:
-            res = evaluate_grids(task, lambda env: DitheredPolicyAgent(model, std, args.seed, args.on), domain, (args.grid,),
-                                 args.trials, args.seed)
+            agent = DitheredPolicyAgent(model, std, args.seed, args.on)
+            res = evaluate_grids(task, lambda env: agent, domain, (args.grid,), args.trials, args.seed)
             emit({"checkpoint": args.checkpoint, "on": args.on, "std": std, "domain": domain, "grid": args.grid,
                   "trials": args.trials, "seed": args.seed, "success": res["success_rate"],
                   "success_ci95": res["success_ci95"]}, args.out)

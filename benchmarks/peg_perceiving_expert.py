@@ -99,8 +99,8 @@ def main() -> None:
         for view in VIEWS:
             rate = float(np.mean(outcomes(task, args.domain, view, tuning, ics)))
             log.info("%s, %s search, %s: %.2f", args.controller, search, view, rate)
-            rows.append({"controller": args.controller, "search": search, "view": view, "success": rate, "trials": len(ics), "grid": args.grid,
-                         "domain": args.domain})
+            rows.append({"controller": args.controller, "search": search, "view": view, "success": rate,
+                         "trials": len(ics), "grid": args.grid, "domain": args.domain})
     print(json.dumps(rows))
 
 

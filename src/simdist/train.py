@@ -125,8 +125,9 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
           extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0,
           compile_mode: str | None = None) -> TrainResult:
     """Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
-    `compile_mode` (a torch.compile mode) compiles the training forward. With `ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
-    raw weights go to OUT/raw for an exact resume."""
+    `compile_mode` (a torch.compile mode) compiles the training forward. With `ema_decay` > 0 the saved (and
+    validated) model is an exponential moving average of the weights; the raw weights go to OUT/raw for an exact
+    resume."""
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
