@@ -18,7 +18,7 @@ with a spiral growing 0.1 mm a step to 3 mm (`ExpertTuning.search_growth_m`), an
 exact state), which bounds what a policy on the observations can reach in `real`.
 
     python benchmarks/peg_perceiving_expert.py --trials 40 [--grid narrow] [--domain sim|real] \
-        [--controller expert|teleoperator]
+        [--controller expert|teleoperator] [--tuning-set FIELD=VALUE ...] [--views filtered perceived] [--circle-only]
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from simdist.config import parse_overrides
 from simdist.tasks.peg_insertion.expert import TELEOPERATOR, ExpertTuning, ScriptedExpert
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.task import PegInsertionTask
@@ -90,17 +91,24 @@ def main() -> None:
     parser.add_argument("--grid", default="narrow")
     parser.add_argument("--domain", default="sim")
     parser.add_argument("--controller", default="expert", choices=sorted(CONTROLLERS))
+    parser.add_argument("--tuning-set", action="append", default=[], metavar="FIELD=VALUE",
+                        help="override an ExpertTuning field of the controller (repeatable)")
+    parser.add_argument("--views", nargs="+", default=list(VIEWS), choices=VIEWS)
+    parser.add_argument("--circle-only", action="store_true", help="skip the spiral-search rows")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     task = PegInsertionTask()
     ics = task.initial_conditions(args.grid, args.trials, seed=0)
     rows = []
-    for search, tuning in searches(CONTROLLERS[args.controller]).items():
-        for view in VIEWS:
+    base = replace(CONTROLLERS[args.controller], **parse_overrides(ExpertTuning, args.tuning_set))
+    for search, tuning in searches(base).items():
+        if search == "spiral" and args.circle_only:
+            continue
+        for view in args.views:
             rate = float(np.mean(outcomes(task, args.domain, view, tuning, ics)))
             log.info("%s, %s search, %s: %.2f", args.controller, search, view, rate)
-            rows.append({"controller": args.controller, "search": search, "view": view, "success": rate,
-                         "trials": len(ics), "grid": args.grid, "domain": args.domain})
+            rows.append({"controller": args.controller, "tuning_set": args.tuning_set, "search": search, "view": view,
+                         "success": rate, "trials": len(ics), "grid": args.grid, "domain": args.domain})
     print(json.dumps(rows))
 
 
