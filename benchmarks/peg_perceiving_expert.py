@@ -62,27 +62,36 @@ def seen_error(view: str, errors: deque, bias: np.ndarray) -> np.ndarray:
     return errors[-1]
 
 
-def outcomes(task, domain: str, view: str, tuning: ExpertTuning, ics: list, reset_seeds=None) -> list[bool]:
-    """Success of each episode; episode i resets the env with ``reset_seeds[i]`` (default: i)."""
-    env = task.make_env(domain, seed=0)
+def perceiving_outcomes(env, make_policy, view: str, ics: list, error_of, objects: tuple[slice, slice],
+                        reset_seeds=None) -> list[bool]:
+    """Success of each episode of a privileged policy whose two objects' positions (`objects`: slices of the
+    privileged vector) carry the `view` of the perception error `error_of(privileged, proprio)` -> (2, 3).
+    Episode i resets `env` with ``reset_seeds[i]`` (default: i)."""
     seated = []
     for i, ic in enumerate(ics):
-        expert = ScriptedExpert(tuning)
-        expert.reset(np.random.default_rng([0, i]))
+        policy = make_policy()
+        policy.reset(np.random.default_rng([0, i]))
         obs, _ = env.reset(seed=i if reset_seeds is None else reset_seeds[i], options={"initial_condition": ic})
         errors: deque = deque(maxlen=FILTER_STEPS)
         done, info = False, {"success": False}
         while not done:
             privileged = env.oracle_privileged_state()
-            errors.append(perception_error(privileged, obs["proprio"]))
+            errors.append(error_of(privileged, obs["proprio"]))
             error = seen_error(view, errors, env.perception_bias)
             seen = privileged.copy()
-            seen[PRIVILEGED.slice("peg_pos")] += error[0]
-            seen[PRIVILEGED.slice("hole_pos")] += error[1]
-            obs, _, terminated, truncated, info = env.step(expert.act(seen))
+            seen[objects[0]] += error[0]
+            seen[objects[1]] += error[1]
+            obs, _, terminated, truncated, info = env.step(policy.act(seen))
             done = terminated or truncated
         seated.append(bool(info["success"]))
     return seated
+
+
+def outcomes(task, domain: str, view: str, tuning: ExpertTuning, ics: list, reset_seeds=None) -> list[bool]:
+    """Peg Insertion's scripted expert with `tuning`, on the `view` of the peg and hole positions."""
+    return perceiving_outcomes(task.make_env(domain, seed=0), lambda: ScriptedExpert(tuning), view, ics,
+                               perception_error, (PRIVILEGED.slice("peg_pos"), PRIVILEGED.slice("hole_pos")),
+                               reset_seeds)
 
 
 def main() -> None:

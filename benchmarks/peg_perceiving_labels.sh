@@ -18,14 +18,6 @@ if [ ! -f "$data.json" ]; then  # the generator's summary, written once every ep
     | tail -1 > "$data.json.tmp"
   mv "$data.json.tmp" "$data.json"
 fi
-[ -f "$model/model.safetensors" ] || simdist finetune --checkpoint checkpoints/peg-insertion --data "$data" --out "$model" \
-  --preset paper-manipulation --steps 1000 --trainable policy --loss-set latent=0 --loss-set bc=4 --set batch_size=128 \
-  --set warmup_steps=100 --set lr=3e-5 --set lr_end=3e-5 --quiet
-for domain in sim real; do
-  simdist evaluate peg-insertion --checkpoint "$model" --domain "$domain" --grid narrow --trials 40 --agent policy \
-    --seed 1 --out "$model/eval_${domain}_s1.json" --json --quiet | tail -1 | python -c "import json, sys
-d = json.load(sys.stdin); labels = json.load(open('$data.json'))
-print(json.dumps({'view': '$VIEW', 'labeller_sim_success': labels['success'], 'episodes': labels['episodes'],
-                  'domain': '$domain', 'grid': 'narrow', 'seed': 1, 'trials': 40,
-                  'head_success': d['grids']['narrow']['success_rate']}))" >> "$OUT"
-done
+bash benchmarks/peg_polish_eval.sh "$data" "$model" "$OUT" "$(python -c "import json
+labels = json.load(open('$data.json'))
+print(json.dumps({'view': '$VIEW', 'labeller_sim_success': labels['success'], 'episodes': labels['episodes']}))")"

@@ -12,13 +12,6 @@ data="$R/peg_gen_wide_arm"
 model="$R/peg_head_wide_arm"
 [ -f "$data/stats.json" ] || simdist generate peg-insertion --episodes 400 --workers 1 --seed 36 \
   --physics benchmarks/physics/peg_sim_wide_arm.json --out "$data" --quiet
-[ -f "$model/model.safetensors" ] || simdist finetune --checkpoint checkpoints/peg-insertion --data "$data" --out "$model" \
-  --preset paper-manipulation --steps 1000 --trainable policy --loss-set latent=0 --loss-set bc=4 --set batch_size=128 \
-  --set warmup_steps=100 --set lr=3e-5 --set lr_end=3e-5 --quiet
-for domain in sim real; do
-  simdist evaluate peg-insertion --checkpoint "$model" --domain "$domain" --grid narrow --trials 40 --agent policy \
-    --seed 1 --out "$model/eval_${domain}_s1.json" --json --quiet | tail -1 | python -c "import json, sys
-d = json.load(sys.stdin); stats = json.load(open('$data/stats.json'))
-print(json.dumps({'physics': 'peg_sim_wide_arm.json', 'data_success': stats['success_rate'], 'domain': '$domain',
-                  'grid': 'narrow', 'seed': 1, 'trials': 40, 'head_success': d['grids']['narrow']['success_rate']}))" >> "$OUT"
-done
+bash benchmarks/peg_polish_eval.sh "$data" "$model" "$OUT" "$(python -c "import json
+stats = json.load(open('$data/stats.json'))
+print(json.dumps({'physics': 'peg_sim_wide_arm.json', 'data_success': stats['success_rate']}))")"

@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-from collections import deque
 
 import numpy as np
-from peg_perceiving_expert import FILTER_STEPS, VIEWS, seen_error
+from peg_perceiving_expert import VIEWS, perceiving_outcomes
 
 from simdist.tasks.registry import get_task
 from simdist.tasks.table_leg.layout import PRIVILEGED, PROPRIO
@@ -30,25 +29,8 @@ def perception_error(privileged: np.ndarray, proprio: np.ndarray) -> np.ndarray:
 
 
 def outcomes(task, domain: str, view: str, ics: list) -> list[bool]:
-    env = task.make_env(domain, seed=0)
-    seated = []
-    for i, ic in enumerate(ics):
-        expert = task.expert()
-        expert.reset(np.random.default_rng([0, i]))
-        obs, _ = env.reset(seed=i, options={"initial_condition": ic})
-        errors: deque = deque(maxlen=FILTER_STEPS)
-        done, info = False, {"success": False}
-        while not done:
-            privileged = env.oracle_privileged_state()
-            errors.append(perception_error(privileged, obs["proprio"]))
-            error = seen_error(view, errors, env.perception_bias)
-            seen = privileged.copy()
-            seen[PRIVILEGED.slice("leg_pos")] += error[0]
-            seen[PRIVILEGED.slice("hole_pos")] += error[1]
-            obs, _, terminated, truncated, info = env.step(expert.act(seen))
-            done = terminated or truncated
-        seated.append(bool(info["success"]))
-    return seated
+    return perceiving_outcomes(task.make_env(domain, seed=0), task.expert, view, ics, perception_error,
+                               (PRIVILEGED.slice("leg_pos"), PRIVILEGED.slice("hole_pos")))
 
 
 def main() -> None:
