@@ -172,6 +172,8 @@ def test_dagger_refines_the_single_step_bc_baseline(tmp_path, pendulum_data, cap
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["grids"]
     assert main(argv + ["--agent", "mppi"]) == 2
     assert "no world model to plan with" in caplog.text
+    assert main(argv + ["--agent", "policy", "--ensemble-decay", "1"]) == 2
+    assert "apply to a world model's agents" in caplog.text
 
 
 def test_dagger_adds_a_single_step_head_in_round_one(tmp_path, pretrained, pendulum_data):

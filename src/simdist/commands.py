@@ -109,6 +109,9 @@ def cmd_evaluate(args) -> dict:
         if args.agent == "mppi":
             raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: no world model to plan with "
                              "(--agent policy)")
+        if args.ensemble_decay is not None or args.plan_device != "cpu":
+            raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: --ensemble-decay and --plan-device "
+                             "apply to a world model's agents")
         agent = load_baseline_agent(args.checkpoint)
     else:
         model = load_model(args.checkpoint, plan_device(args.plan_device))
