@@ -19,15 +19,8 @@ import numpy as np
 
 from simdist.checkpoint import load_model
 from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
-from simdist.data.episodes import (
-    DatasetError,
-    DatasetInfo,
-    Episode,
-    create_dataset,
-    dataset_steps,
-    load_episodes,
-    write_episodes,
-)
+from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
+                                   write_episodes)
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent

@@ -31,16 +31,8 @@ import torch
 from simdist import checkpoint as ckpt
 from simdist.config import CorrectionConfig, FinetuneConfig
 from simdist.corrections import collect_corrections, operator_share
-from simdist.data.episodes import (
-    DatasetInfo,
-    atomic_write_text,
-    create_dataset,
-    episode_files,
-    file_steps,
-    read_episode_file,
-    read_info,
-    write_episodes,
-)
+from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
+                                   read_episode_file, read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.planning.agent import MPPIAgent

@@ -15,6 +15,10 @@ from simdist.config import TRAIN_PRESETS, CorrectionConfig  # light: dataclasses
 log = logging.getLogger("simdist")
 
 
+# evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
+PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the paper-quadruped planner takes 14.5 ms on "
+                    "an H200 against 343 ms on 2 CPU cores")
+
 def _emit(args, result: dict) -> None:
     print(json.dumps(result, default=float) if args.json else "\n".join(_readable(result)))
 
@@ -99,8 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trials", type=int, default=20)
     sp.add_argument("--agent", choices=("mppi", "policy"), help="MPPI (default) or the BC head alone; a baseline's "
                     "checkpoint (`simdist compare` writes them) is always its own policy")
-    sp.add_argument("--plan-device", default="cpu", help="where the world model plans: cpu (default) or cuda; "
-                    "the paper-quadruped planner takes 14.5 ms on an H200 against 343 ms on 2 CPU cores")
+    sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
     sp.add_argument("--ensemble-decay", type=float, metavar="M", help="--agent policy: execute the temporal "
                     "ensemble of the last T chunks, chunk k steps old weighted exp(-M k) (ACT; 0: a plain mean)")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset")
@@ -143,8 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
     sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
-    sp.add_argument("--plan-device", default="cpu", help="where the world model plans: cpu (default) or cuda; "
-                    "the paper-quadruped planner takes 14.5 ms on an H200 against 343 ms on 2 CPU cores")
+    sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
     sp.add_argument("--corrected-episodes", type=int, default=0, metavar="K",
                     help="per round, K more episodes in which an operator takes over now and then; the finetune then "
                          "also trains the policy head on the operator's steps (docs/real-robot.md)")
@@ -159,8 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu")
     sp.add_argument("--out", required=True)
     sp.add_argument("--no-video", action="store_true", help="no rollout videos in the report")
-    sp.add_argument("--plan-device", default="cpu", help="where the world model plans: cpu (default) or cuda "
-                    "(pretraining and finetuning use a GPU wherever there is one)")
+    sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
     sp.add_argument("--train-expert", action="store_true",
                     help="first (re)build the task's privileged expert with its own trainer (quadruped tasks only)")
     sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")

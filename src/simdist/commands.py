@@ -43,17 +43,8 @@ def cmd_merge(args) -> dict:
 
 def cmd_pretrain(args) -> dict:
     from simdist.checkpoint import read_config
-    from simdist.config import (
-        LossConfig,
-        ModelConfig,
-        TrainConfig,
-        from_dict,
-        model_preset,
-        parse_overrides,
-        replace,
-        train_preset,
-        with_steps,
-    )
+    from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
+                                replace, train_preset, with_steps)
     from simdist.train import pretrain
 
     cfg = train_preset(args.preset)
@@ -71,15 +62,8 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import (
-        FinetuneConfig,
-        LossConfig,
-        ModelConfig,
-        finetune_preset,
-        parse_overrides,
-        replace,
-        with_steps,
-    )
+    from simdist.config import (FinetuneConfig, LossConfig, ModelConfig, finetune_preset, parse_overrides, replace,
+                                with_steps)
     from simdist.train import finetune
 
     cfg = finetune_preset(args.preset)
@@ -155,9 +139,9 @@ def cmd_expert_eval(args) -> dict:
 
 def cmd_adapt(args) -> dict:
     from simdist.adapt import AdaptConfig, adapt
-    from simdist.train import plan_device
     from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
     from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
+    from simdist.train import plan_device
 
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
