@@ -36,7 +36,9 @@ train() { timeout "$((train_s - SECONDS))" python3 -m simdist.cli pretrain --dat
 SECONDS=0
 train --train-set compile=true --train-set compile_mode="${COMPILE_MODE:-reduce-overhead}"
 rc=$?
-[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$SECONDS" -lt "$((train_s - 60))" ] && { echo "compiled run: rc $rc"; train; }
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$SECONDS" -lt "$((train_s - 60))" ]; then
+  echo "compiled run: rc $rc"; train
+fi
 echo "training: $SECONDS s"; cat "$out/peg_pretrain.json"
 # At most 8 files come back, two folders deep: the log, the last model and the two kept checkpoints before it.
 rm -rf "$out"/peg_model/trainer_state.* "$out/peg_model/raw" "$out"/peg_*.json
