@@ -19,6 +19,7 @@ log = logging.getLogger("simdist")
 PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the paper-quadruped planner takes 14.5 ms on "
                     "an H200 against 343 ms on 2 CPU cores")
 
+
 def _emit(args, result: dict) -> None:
     print(json.dumps(result, default=float) if args.json else "\n".join(_readable(result)))
 
