@@ -63,11 +63,10 @@ def episode_stages(terms_of, infos: list[dict]) -> dict:
             "closest_held": closest, "success": bool(infos[-1]["success"])}
 
 
-def staged_rollouts(task, domain: str, physics, agent, grid: str, trials: int, seed: int) -> list[dict]:
-    """`trials` episodes of `agent` from the grid's initial conditions, each summarised by `episode_stages`."""
-    env = task.make_env(domain, physics, seed=seed)
-    terms_of = functools.partial(STAGE_TERMS[task.spec.name], env)
-    rows: list[dict] = []
+def recorded_episodes(task, env, agent, grid: str, trials: int, seed: int) -> list[list[dict]]:
+    """`trials` episodes of `agent` in `env` from the grid's initial conditions: per step, the env's info, the action
+    and the oracle's privileged state."""
+    episodes: list[list[dict]] = []
 
     class Recorder:  # rollout() keeps metrics, not per-step infos: collect them on the way through
         def __init__(self, inner):
@@ -75,19 +74,27 @@ def staged_rollouts(task, domain: str, physics, agent, grid: str, trials: int, s
 
         def reset(self, **kw):
             if self.infos:
-                rows.append(episode_stages(terms_of, self.infos))
+                episodes.append(self.infos)
             self.infos = []
             return self.inner.reset(**kw)
 
         def step(self, action):
             out = self.inner.step(action)
-            self.infos.append({**out[4], "privileged": self.inner.oracle_privileged_state()})
+            self.infos.append({**out[4], "action": np.asarray(action).copy(),
+                               "privileged": self.inner.oracle_privileged_state()})
             return out
 
     recorder = Recorder(env)
     rollout(task, recorder, agent, task.initial_conditions(grid, trials, seed), seed=seed)
-    rows.append(episode_stages(terms_of, recorder.infos))
-    return rows
+    episodes.append(recorder.infos)
+    return episodes
+
+
+def staged_rollouts(task, domain: str, physics, agent, grid: str, trials: int, seed: int) -> list[dict]:
+    """`trials` episodes of `agent` from the grid's initial conditions, each summarised by `episode_stages`."""
+    env = task.make_env(domain, physics, seed=seed)
+    terms_of = functools.partial(STAGE_TERMS[task.spec.name], env)
+    return [episode_stages(terms_of, infos) for infos in recorded_episodes(task, env, agent, grid, trials, seed)]
 
 
 def stage_means(rows: list[dict]) -> dict[str, float]:

@@ -12,38 +12,24 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from manipulation_stages import recorded_episodes
 
 from simdist.checkpoint import load_model
-from simdist.eval.rollout import rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task
 
 
 def traced_episodes(checkpoint: str, domain: str, trials: int) -> list[list[tuple]]:
+    """Per episode and step: the action, and the oracle's hold, lateral distance (mm) and depth (mm)."""
     task = get_task("peg-insertion")
-    episodes: list[list[tuple]] = []
-
-    class Recorder:  # per step: the action, and the oracle's hold, lateral distance and depth
-        def __init__(self, inner):
-            self.inner, self.steps = inner, []
-
-        def reset(self, **kw):
-            if self.steps:
-                episodes.append(self.steps)
-            self.steps = []
-            return self.inner.reset(**kw)
-
-        def step(self, action):
-            out = self.inner.step(action)
-            s = peg_reward.PegState.from_privileged(self.inner.oracle_privileged_state())
-            self.steps.append((np.asarray(action).copy(), s.grasped, 1e3 * s.lateral_to_hole, 1e3 * s.insertion_depth))
-            return out
-
-    recorder = Recorder(task.make_env(domain, None, seed=0))
-    rollout(task, recorder, PolicyAgent(load_model(checkpoint)), task.initial_conditions("narrow", trials, 0), seed=0)
-    episodes.append(recorder.steps)
-    return episodes
+    env = task.make_env(domain, None, seed=0)
+    episodes = recorded_episodes(task, env, PolicyAgent(load_model(checkpoint)), "narrow", trials, 0)
+    traced = []
+    for infos in episodes:
+        states = [(i["action"], peg_reward.PegState.from_privileged(i["privileged"])) for i in infos]
+        traced.append([(a, s.grasped, 1e3 * s.lateral_to_hole, 1e3 * s.insertion_depth) for a, s in states])
+    return traced
 
 
 def main() -> None:
