@@ -1,16 +1,18 @@
-"""Why a Peg Insertion BC head lowers the peg before it is aligned: the same inputs through other heads.
+"""Why a Peg Insertion BC head lowers the peg before it is aligned: what it and others command on the way down.
 
     python benchmarks/peg_descent_probe.py --driver runs/peg_gpu/peg_model --shadow checkpoints/peg-insertion \
-        [--trials 10] [--seed 0] [--domain sim] [--out benchmarks/results/peg_descent_probe.jsonl]
+        [--trials 20] [--seed 0] [--domain sim] [--out benchmarks/results/peg_descent_probe.jsonl]
 
-The driver's BC head acts (Narrow grid). At every step the same inputs (observation, proprioceptive history and
-the executed past actions) also go through the shadow checkpoint's head, and through the driver's head with its
-past actions zeroed; the scripted expert labels the exact state (the env's diagnostic oracle). The vertical
-set-point command (action z, > 0 up) of each is compared on the "misaligned and low" states: the peg held, more
-than 1 mm off the hole axis, its bottom between the mouth and the expert's carry height (15 mm above it), where the
-expert rises back to carry height before aligning. If the shadow head also descends there, the inputs (the path
-that led there) make the driver descend; if it does not, the driver's own mapping does; if the driver stops
-descending with its past actions zeroed, it is following what it just did.
+The driver's BC head acts (Narrow grid). At every step the same inputs (observation, proprioceptive history, the
+executed past actions) also go through the shadow checkpoint's head and through the driver's head with its past
+actions zeroed (an arm that was still: out of the data's distribution, so a hint, not a test); the scripted expert
+labels the exact state from the env's diagnostic oracle. On the steps where the peg is held 1-10 mm off the hole
+axis (where the expert aligns at its carry height, 15 mm above the mouth, before it descends), in three height bands
+(at or above carry height, below it, at the mouth), each one's set-point move is averaged: down, towards the axis,
+and that over the offset (the share of it corrected per step; the expert's fine gain is 0.7). The shadow's and
+zeroed head's figures are on states the driver chose, where it lingers when it does not correct: they are not
+what those heads would do driving. Per episode: the height above the mouth on entering the 10 mm zone and the
+offset when the carried peg first reaches the mouth.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from simdist.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
+from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.expert import ExpertTuning, ScriptedExpert
 from simdist.tasks.registry import get_task
 
 Z = 2  # action index of the vertical set-point command
 HEADS = ("driver", "shadow", "driver_no_past_actions")
+FINE_ZONE_M = 0.01  # the expert aligns at carry height within this distance of the hole axis
+MOUTH_M = 0.002  # a held peg whose bottom is this close above the mouth (or below) has reached it
 
 
 class ShadowAgent(PolicyAgent):
@@ -56,9 +61,55 @@ class ShadowAgent(PolicyAgent):
         return self.execute(obs, row["driver"])
 
 
-def misaligned_and_low(s: peg_reward.PegState) -> bool:
+CARRY_M = ExpertTuning().carry_clearance_m
+
+
+def band(s: peg_reward.PegState) -> str | None:
+    """Held and 1-10 mm off the axis: "carry" at or above the expert's carry height, "low" between it and 2 mm above
+    the mouth, "mouth" below that (on the fixture's top: more than 1 mm off the axis the peg cannot be in the hole)."""
+    if not (s.grasped and 0.001 < s.lateral_to_hole < FINE_ZONE_M):
+        return None
     above_mouth = s.peg_bottom_z - s.hole_pos[2]
-    return s.grasped and s.lateral_to_hole > 0.001 and 0.0 < above_mouth < ExpertTuning().carry_clearance_m
+    return "carry" if above_mouth >= CARRY_M else "low" if above_mouth >= MOUTH_M else "mouth"
+
+
+def lateral_at_mouth(states: list[peg_reward.PegState]) -> float | None:
+    """mm off the axis at the first held step at the mouth after the peg was carried (it starts below the mouth)."""
+    carried = False
+    for s in states:
+        above_mouth = s.peg_bottom_z - s.hole_pos[2]
+        carried = carried or (s.grasped and above_mouth >= CARRY_M)
+        if carried and s.grasped and above_mouth < MOUTH_M:
+            return round(1e3 * s.lateral_to_hole, 2)
+    return None
+
+
+def height_entering_fine_zone(states: list[peg_reward.PegState]) -> float | None:
+    """mm above the mouth at the first held step within 10 mm of the axis (where the expert starts to align)."""
+    for s in states:
+        if s.grasped and s.lateral_to_hole < FINE_ZONE_M:
+            return round(1e3 * (s.peg_bottom_z - s.hole_pos[2]), 2)
+    return None
+
+
+def commands_row(s: peg_reward.PegState, commands: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each agent's set-point move, mm per step: down, and towards the hole axis."""
+    to_hole = (s.hole_pos[:2] - s.peg_pos[:2]) / s.lateral_to_hole
+    step_mm = 1e3 * CONTROL.max_translation_m
+    row = {f"{h}_down_mm": -step_mm * float(a[Z]) for h, a in commands.items()}
+    row |= {f"{h}_to_hole_mm": step_mm * float(a[:2] @ to_hole) for h, a in commands.items()}
+    return row | {"lateral_mm": 1e3 * s.lateral_to_hole, "above_mouth_mm": 1e3 * (s.peg_bottom_z - s.hole_pos[2])}
+
+
+def band_summary(rows: list[dict]) -> dict:
+    out = {"states": len(rows)}
+    for h in (*HEADS, "expert"):
+        down, to_hole = (np.array([r[f"{h}_{k}_mm"] for r in rows]) for k in ("down", "to_hole"))
+        lateral = np.array([r["lateral_mm"] for r in rows])
+        out[h] = {"down_mm": float(down.mean()), "descends_share": float((down > 0).mean()),
+                  "to_hole_mm": float(to_hole.mean()), "to_hole_over_lateral": float(np.mean(to_hole / lateral))
+                  } if rows else {}
+    return out
 
 
 def probe(driver: str, shadow: str, domain: str, trials: int, seed: int) -> dict:
@@ -66,41 +117,31 @@ def probe(driver: str, shadow: str, domain: str, trials: int, seed: int) -> dict
     agent = ShadowAgent(load_model(driver), load_model(shadow))
     episodes = recorded_episodes(task, task.make_env(domain, None, seed=seed), agent, "narrow", trials, seed)
     assert sum(map(len, episodes)) == len(agent.log), "one logged head output per recorded step"
-    rows, first_low = [], []
-    start = 0
+    rows: dict[str, list[dict]] = {"carry": [], "low": [], "mouth": []}
+    at_mouth, entry, start = [], [], 0
     for infos in episodes:
+        states = [peg_reward.PegState.from_privileged(i["privileged"]) for i in infos]
+        at_mouth.append(lateral_at_mouth(states))
+        entry.append(height_entering_fine_zone(states))
         expert = ScriptedExpert()
         expert.reset(np.random.default_rng(0))
-        seen_low = False
         # the heads' outputs at step k acted on the state step k - 1 left (its info holds the state after it)
-        for info, heads in zip(infos[:-1], agent.log[start + 1:start + len(infos)]):
-            s = peg_reward.PegState.from_privileged(info["privileged"])
+        for info, s, heads in zip(infos[:-1], states[:-1], agent.log[start + 1:start + len(infos)]):
             label = expert.act(info["privileged"])  # stepped along every state, so its stall counter follows
-            if not misaligned_and_low(s):
-                continue
-            row = {h: float(heads[h][Z]) for h in HEADS} | {"expert": float(label[Z])}
-            row |= {"lateral_mm": 1e3 * s.lateral_to_hole, "above_mouth_mm": 1e3 * (s.peg_bottom_z - s.hole_pos[2])}
-            rows.append(row)
-            if not seen_low:
-                first_low.append(row)
-                seen_low = True
+            if (where := band(s)) is not None:
+                rows[where].append(commands_row(s, {**{h: heads[h] for h in HEADS}, "expert": label}))
         start += len(infos)
-    summary = {"driver": driver, "shadow": shadow, "domain": domain, "trials": trials, "seed": seed,
-               "episodes_with_low_states": len(first_low), "low_states": len(rows),
-               "success": sum(bool(e[-1]["success"]) for e in episodes)}
-    for h in (*HEADS, "expert"):
-        z = np.array([r[h] for r in rows])
-        summary[h] = {"mean_z": float(z.mean()) if len(z) else None,
-                      "descends_share": float((z < 0).mean()) if len(z) else None}
-    summary["first_low_state_per_episode"] = [{k: round(v, 3) for k, v in r.items()} for r in first_low]
-    return summary
+    return {"driver_checkpoint": driver, "shadow_checkpoint": shadow, "domain": domain, "trials": trials,
+            "seed": seed, "success": sum(bool(e[-1]["success"]) for e in episodes),
+            "lateral_at_mouth_mm": at_mouth,
+            "height_entering_fine_zone_mm": entry, **{name: band_summary(r) for name, r in rows.items()}}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--driver", required=True)
     p.add_argument("--shadow", required=True)
-    p.add_argument("--trials", type=int, default=10)
+    p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--domain", default="sim", choices=("sim", "real"))
     p.add_argument("--out", default=None, help="append the JSON line to this file")
