@@ -36,14 +36,17 @@ Z = 2  # action index of the vertical set-point command
 HEADS = ("driver", "shadow", "driver_no_past_actions")
 FINE_ZONE_M = 0.01  # the expert aligns at carry height within this distance of the hole axis
 MOUTH_M = 0.002  # a held peg whose bottom is this close above the mouth (or below) has reached it
+EXECUTE_AT_MOUTH = "still_history_at_mouth"
 
 
 class ShadowAgent(PolicyAgent):
     """Acts with the driver's head; logs what other heads make of the same inputs."""
 
-    def __init__(self, driver, shadow):
+    def __init__(self, driver, shadow, execute: str = "driver", oracle=None):
         super().__init__(driver)
         self.shadow = shadow.eval()
+        self.executed = execute  # which head's action the arm executes
+        self.oracle = oracle  # the env's diagnostic oracle, for EXECUTE_AT_MOUTH
         self.log: list[dict[str, np.ndarray]] = []
 
     @torch.no_grad()
@@ -58,7 +61,10 @@ class ShadowAgent(PolicyAgent):
                "driver_no_past_actions": self._first_action(self.model, obs_t, hist_p, torch.zeros_like(hist_a),
                                                             command)}
         self.log.append(row)
-        return self.execute(obs, row["driver"])
+        if self.executed == EXECUTE_AT_MOUTH:  # a diagnostic: the oracle says where the peg is
+            at_mouth = band(peg_reward.PegState.from_privileged(self.oracle())) == "mouth"
+            return self.execute(obs, row["driver_no_past_actions" if at_mouth else "driver"])
+        return self.execute(obs, row[self.executed])
 
 
 CARRY_M = ExpertTuning().carry_clearance_m
@@ -112,10 +118,11 @@ def band_summary(rows: list[dict]) -> dict:
     return out
 
 
-def probe(driver: str, shadow: str, domain: str, trials: int, seed: int) -> dict:
+def probe(driver: str, shadow: str, domain: str, trials: int, seed: int, execute: str = "driver") -> dict:
     task = get_task("peg-insertion")
-    agent = ShadowAgent(load_model(driver), load_model(shadow))
-    episodes = recorded_episodes(task, task.make_env(domain, None, seed=seed), agent, "narrow", trials, seed)
+    env = task.make_env(domain, None, seed=seed)
+    agent = ShadowAgent(load_model(driver), load_model(shadow), execute, env.oracle_privileged_state)
+    episodes = recorded_episodes(task, env, agent, "narrow", trials, seed)
     assert sum(map(len, episodes)) == len(agent.log), "one logged head output per recorded step"
     rows: dict[str, list[dict]] = {"carry": [], "low": [], "mouth": []}
     at_mouth, entry, start = [], [], 0
@@ -131,7 +138,8 @@ def probe(driver: str, shadow: str, domain: str, trials: int, seed: int) -> dict
             if (where := band(s)) is not None:
                 rows[where].append(commands_row(s, {**{h: heads[h] for h in HEADS}, "expert": label}))
         start += len(infos)
-    return {"driver_checkpoint": driver, "shadow_checkpoint": shadow, "domain": domain, "trials": trials,
+    return {"driver_checkpoint": driver, "shadow_checkpoint": shadow, "executed": execute, "domain": domain,
+            "trials": trials,
             "seed": seed, "success": sum(bool(e[-1]["success"]) for e in episodes),
             "lateral_at_mouth_mm": at_mouth,
             "height_entering_fine_zone_mm": entry, **{name: band_summary(r) for name, r in rows.items()}}
@@ -144,9 +152,12 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--domain", default="sim", choices=("sim", "real"))
+    p.add_argument("--execute", default="driver", choices=(*HEADS, EXECUTE_AT_MOUTH),
+                   help="whose action the arm executes (driver_no_past_actions: the driver's head shown a still arm; "
+                        f"{EXECUTE_AT_MOUTH}: that only on the fixture's top off the axis, where the oracle puts it)")
     p.add_argument("--out", default=None, help="append the JSON line to this file")
     args = p.parse_args()
-    emit(probe(args.driver, args.shadow, args.domain, args.trials, args.seed), args.out)
+    emit(probe(args.driver, args.shadow, args.domain, args.trials, args.seed, args.execute), args.out)
 
 
 if __name__ == "__main__":
