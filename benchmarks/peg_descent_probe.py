@@ -141,7 +141,7 @@ def probe(driver: str, shadow: str, domain: str, trials: int, seed: int, execute
     return {"driver_checkpoint": driver, "shadow_checkpoint": shadow, "executed": execute, "domain": domain,
             "trials": trials,
             "seed": seed, "success": sum(bool(e[-1]["success"]) for e in episodes),
-            "lateral_at_mouth_mm": at_mouth,
+            "seated": [bool(e[-1]["success"]) for e in episodes], "lateral_at_mouth_mm": at_mouth,
             "height_entering_fine_zone_mm": entry, **{name: band_summary(r) for name, r in rows.items()}}
 
 
