@@ -50,6 +50,9 @@ def test_mismatched_or_truncated_checkpoint_errors(pretrained, tmp_path):
         ckpt.load_model(bad)
     with pytest.raises(ckpt.CheckpointError, match="config.json"):
         ckpt.load_model(tmp_path / "nowhere")
+    (bad / "config.json").write_text('{"model": {}}')  # e.g. a hand-edited or foreign config
+    with pytest.raises(ckpt.CheckpointError, match="has no spec section"):
+        ckpt.load_model(bad)
     assert model is not None
 
 

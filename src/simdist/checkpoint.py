@@ -71,6 +71,10 @@ def load_state_into(model: WorldModel, directory: str | Path) -> None:
 
 def load_model(directory: str | Path, map_location: str | torch.device = "cpu") -> WorldModel:
     config = read_config(directory)
+    missing = [key for key in ("model", "spec") if key not in config]
+    if missing:
+        raise CheckpointError(f"{directory}/config.json does not describe a world model: it has no "
+                              f"{' or '.join(missing)} section (it has {sorted(config) or 'none'})")
     try:
         cfg = from_dict(ModelConfig, config["model"])
         spec = from_dict(ModelSpec, config["spec"])
