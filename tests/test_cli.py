@@ -155,6 +155,15 @@ def test_grid_left_out_is_the_tasks_default():
         ["default", "narrow", "narrow", "all"]
 
 
+def test_run_help_names_every_pipeline_preset(capsys):
+    from simdist.pipeline import PIPELINE_PRESETS
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(name in help_text for name in PIPELINE_PRESETS), "the --preset help is written by hand: update it"
+
+
 def test_ablate_command(tmp_path, capsys, pendulum_data):
     out = run_json(capsys, "ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"),
                    "--variants", "data-50,mlp-heads", "--steps", "4", "--trials", "1", "--json", "--quiet")

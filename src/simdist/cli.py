@@ -10,7 +10,7 @@ import sys
 
 from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
                               cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_tasks)
-from simdist.config import TRAIN_PRESETS, CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
+from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
 
 log = logging.getLogger("simdist")
 
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--preset", default="cpu")
+    sp.add_argument("--preset", default="cpu", help=" | ".join(FINETUNE_PRESETS))
     sp.add_argument("--steps", type=int)
     sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
     sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
@@ -159,7 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override a FinetuneConfig field of the preset (repeatable), e.g. policy_anchor=10")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
-    sp.add_argument("--preset", default="cpu")
+    sp.add_argument("--preset", default="cpu", help="pipeline preset: cpu (sized for 2 cores) or paper (the paper's "
+                    "data volume, 16 workers)")
     sp.add_argument("--out", required=True)
     sp.add_argument("--no-video", action="store_true", help="no rollout videos in the report")
     sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
