@@ -83,6 +83,18 @@ def test_observations_hold_no_privileged_state(task, sim_env):
 
 
 
+def test_hole_estimate_offset_shifts_only_the_perceived_hole(task):
+    offset = {"hole_estimate_offset_x_m": 0.002, "hole_estimate_offset_y_m": -0.001}
+    envs = [task.make_env("real", physics, seed=0) for physics in (None, offset)]
+    o, o2 = (env.reset(seed=3)[0][PROPRIO_KEY] for env in envs)
+    np.testing.assert_array_equal(*(env.oracle_privileged_state() for env in envs))  # the world is the same
+    shift = PROPRIO.get(o2, "hole_pos_est") - PROPRIO.get(o, "hole_pos_est")
+    np.testing.assert_allclose(shift, [0.002, -0.001, 0.0], atol=1e-12)
+    kept = [n for n in PROPRIO.names() if n not in ("hole_pos_est", "peg_to_hole_est", "peg_to_hole_fine")]
+    for name in kept:
+        np.testing.assert_array_equal(PROPRIO.get(o, name), PROPRIO.get(o2, name), name)
+
+
 def test_relative_features_derive_from_the_estimates(sim_env):
     obs, _ = sim_env.reset(seed=3)
     o = obs[PROPRIO_KEY]

@@ -79,6 +79,10 @@ class PegInsertionEnv(UR5eEnv):
         d.qpos[self.peg_qpos:self.peg_qpos + 3] = [ic.peg_xy[0], ic.peg_xy[1], SCENE.peg_length / 2 + PEG_REST_CLEARANCE_M]
         d.qpos[self.peg_qpos + 3:self.peg_qpos + 7] = yaw_quat(ic.peg_yaw)
 
+    @property
+    def _hole_offset(self) -> np.ndarray:
+        return np.array([self.physics.hole_estimate_offset_x_m, self.physics.hole_estimate_offset_y_m, 0.0])
+
     # ------------------------------------------------------------------------------------------------ vectors
     def _privileged(self) -> np.ndarray:
         d = self.data
@@ -105,7 +109,8 @@ class PegInsertionEnv(UR5eEnv):
             "peg_pos_est": d.xpos[self.peg_body] + self.perception_bias[0] + rng.normal(0.0, pos_noise, 3),
             "peg_axis_est": peg_axis / np.linalg.norm(peg_axis),
             "peg_yaw_est": yaw_features(yaw_of(peg_rot) + rng.normal(0.0, yaw_noise)),
-            "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + rng.normal(0.0, pos_noise, 3),
+            "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + self._hole_offset
+            + rng.normal(0.0, pos_noise, 3),
             "hole_yaw_est": yaw_features(yaw_of(fixture_rot) + rng.normal(0.0, yaw_noise)),
         }
         parts.update(relative_features(parts["tcp_pos"], parts["peg_pos_est"], np.asarray(parts["peg_yaw_est"]),

@@ -40,6 +40,10 @@ class PegPhysics:
     perception_position_noise_range_m: Range = (0.0005, 0.002)  # per-step Gaussian std
     perception_position_bias_range_m: Range = (0.0, 0.001)  # std of a per-episode constant offset
     perception_yaw_noise_range_rad: Range = (0.005, 0.03)  # per-step Gaussian std
+    # A constant error of the hole's estimate, the same in every episode (a fixture whose model puts the hole off
+    # its true place, a marker glued off-centre): 0 in both domains; an override file sets it for a study.
+    hole_estimate_offset_x_m: float = 0.0
+    hole_estimate_offset_y_m: float = 0.0
     joint_position_noise_rad: float = 0.0005  # encoder noise on the joint-position observation
     joint_velocity_noise_rad_s: float = 0.01
 
