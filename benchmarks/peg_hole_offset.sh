@@ -3,7 +3,7 @@
 # hole_estimate_offset_{x,y}_m), `sim` and `real`, 20 Narrow trials x seeds 0 and 1 per cell, one thread per job.
 # Finds the shipped model's systematic aim error (docs/results.md, session 39).
 # CKPT: the model (default the shipped one); SEEDS, TRIALS; OUT: the records file;
-# JOBS: "DOMAIN:PHYSICS_FILE_OR_none ..." (default: session 39's first cells).
+# JOBS: "DOMAIN:PHYSICS_FILE_OR_none ..." (default: session 39's shipped-model cells).
 # Appends one row per run to OUT (default benchmarks/results/peg_hole_estimate_offset.jsonl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,8 @@ CKPT=${CKPT:-checkpoints/peg-insertion}
 P=benchmarks/physics
 JOBS=${JOBS:-"sim:none sim:$P/peg_hole_offset.json sim:$P/peg_hole_offset_x.json sim:$P/peg_hole_offset_y.json
 real:none real:$P/peg_hole_offset.json real:$P/peg_real_no_bias.json real:$P/peg_real_hole_offset.json
-real:$P/peg_real_hole_offset_opposite.json"}
+real:$P/peg_real_hole_offset_opposite.json sim:$P/peg_hole_offset_half.json sim:$P/peg_hole_offset_1p5.json
+sim:$P/peg_hole_offset_2x.json real:$P/peg_hole_offset_1p5.json"}
 OUT=${OUT:-benchmarks/results/peg_hole_estimate_offset.jsonl}
 SEEDS=${SEEDS:-0 1}
 TRIALS=${TRIALS:-20}

@@ -10,7 +10,8 @@ import sys
 
 from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
                               cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_tasks)
-from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig  # light: dataclasses only (the parser reads its defaults)
+# light: dataclasses only (the parser reads their defaults and preset names)
+from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
 
 log = logging.getLogger("simdist")
 
