@@ -8,7 +8,8 @@ perceives, and a head that fits them learns to ignore the perceived offset. Thes
 heads reach instead. Each starts with the scripted expert aiming at a hole estimate off by 1.5-4 mm in a random
 direction (the `hole_bias` degradation of Alg. 2's sub-optimal policies); once the held peg, carried to the hole, comes below a
 random height of 0.5-15 mm above the mouth while 1-10 mm off the axis, the exact expert takes over for the rest
-of the episode. Only its steps are flagged expert (the BC targets); the biased steps stay in the episode as history
+of the episode (`--takeover-align-tolerance`: how close to the axis it pushes down rather than lifting to
+re-align; the expert's own is 0.5 mm). Only its steps are flagged expert (the BC targets); the biased steps stay in the episode as history
 and dynamics data, as a sub-optimal policy's do. No noise windows. The dataset has Alg. 2's format (docs/data.md).
 """
 
@@ -38,8 +39,8 @@ class LateAligner:
 
     name = "late_aligner"
 
-    def __init__(self):
-        self.exact = ScriptedExpert()
+    def __init__(self, takeover: ExpertTuning = ExpertTuning()):
+        self.exact = ScriptedExpert(takeover)
         self.biased = ScriptedExpert()
         self.took_over: list[bool] = []
         self.height = 0.0
@@ -73,6 +74,9 @@ def main() -> None:
     p.add_argument("--episodes", type=int, default=400)
     p.add_argument("--seed", type=int, default=40)
     p.add_argument("--out", required=True)
+    p.add_argument("--takeover-align-tolerance", type=float, default=ExpertTuning().align_tolerance_m,
+                   help="m: the taking-over expert inserts (pushes down, correcting xy) once this close to the axis, "
+                        "and lifts to re-align from further off")
     args = p.parse_args()
     task = PegInsertionTask()
     spec = task.spec
@@ -83,7 +87,8 @@ def main() -> None:
                                          action_high=spec.action_high,
                                          notes="late-aligner episodes (benchmarks/peg_late_aligner_data.py)"))
     rng = np.random.default_rng(args.seed)
-    env, critic, policy = task.make_env("sim", None, seed=args.seed), task.critic(), LateAligner()
+    env, critic = task.make_env("sim", None, seed=args.seed), task.critic()
+    policy = LateAligner(replace(ExpertTuning(), align_tolerance_m=args.takeover_align_tolerance))
     buffer = []
     for i in progress_bar(range(args.episodes), desc="late-aligner episodes"):
         episode = run_episode(task, env, policy, True, critic, cfg, rng)
