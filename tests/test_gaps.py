@@ -50,6 +50,10 @@ def test_an_explicit_field_wins_over_with_sim_and_files_work(tmp_path):
     for group in ("perception", "arm", "grasp", "thread", "all"):  # the committed gap files name groups only
         data = json.loads((BENCHMARK_PHYSICS / f"table_leg_real_{group}_sim.json").read_text())
         assert data == {"with_sim": [group]}
+    peg = get_task("peg-insertion")
+    for group in ("perception", "arm", "contact", "all"):
+        data = json.loads((BENCHMARK_PHYSICS / f"peg_real_{group}_sim.json").read_text())
+        assert data == {"with_sim": [group]} and group in gap_groups(peg)
 
 
 def test_field_names_are_groups_when_a_task_declares_none():
