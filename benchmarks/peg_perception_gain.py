@@ -19,7 +19,7 @@ import numpy as np
 from records import emit
 
 from simdist.checkpoint import load_model
-from simdist.eval.rollout import evaluate_grids
+from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.tasks.base import PROPRIO_KEY
@@ -69,18 +69,30 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--physics", default=None, help="physics override file for the domain (benchmarks/physics/)")
+    p.add_argument("--per-episode", action="store_true",
+                   help="also record each episode's success, physics draw and peg-to-hole perception bias")
     p.add_argument("--out", default=None, help="append the JSON line to this file")
     args = p.parse_args()
     if args.gain <= 0 or args.radius <= 0:
         p.error("--gain and --radius must be positive")
     task, model = PegInsertionTask(), load_model(args.checkpoint)
     inner = PolicyAgent(model) if args.agent == "policy" else MPPIAgent(model, task_planner(task, args.mppi, (), None))
-    res = evaluate_grids(task, lambda env: PerceptionGainAgent(inner, args.gain, args.radius), args.domain,
-                         (args.grid,), args.trials, args.seed, args.physics)
-    emit({"checkpoint": args.checkpoint, "agent": args.agent, "mppi": args.mppi if args.agent == "mppi" else None,
-          "gain": args.gain, "radius_m": args.radius, "domain": args.domain, "physics": args.physics, "grid": args.grid, "trials": args.trials,
-          "seed": args.seed, "successes": res["grids"][args.grid]["successes"],
-          "success_rate": res["success_rate"]}, args.out)
+    env = task.make_env(args.domain, args.physics, seed=args.seed)  # `simdist evaluate`'s protocol, one grid
+    episodes: list[dict] = []
+
+    def record(i, episode, metrics) -> None:  # the env still holds the episode's draw
+        bias = env.perception_bias
+        episodes.append({"success": bool(episode.success), "draw": {k: float(v) for k, v in env.draw.values.items()},
+                         "relative_bias_mm": [round(1e3 * float(v), 3) for v in (bias[0] - bias[1])[:2]]})
+
+    rollout(task, env, PerceptionGainAgent(inner, args.gain, args.radius),
+            task.initial_conditions(args.grid, args.trials, seed=args.seed), seed=args.seed, on_episode=record)
+    successes = sum(e["success"] for e in episodes)
+    row = {"checkpoint": args.checkpoint, "agent": args.agent, "mppi": args.mppi if args.agent == "mppi" else None,
+           "gain": args.gain, "radius_m": args.radius, "domain": args.domain, "physics": args.physics,
+           "grid": args.grid, "trials": args.trials, "seed": args.seed, "successes": float(successes),
+           "success_rate": successes / args.trials}
+    emit(row | ({"episodes": episodes} if args.per_episode else {}), args.out)
 
 
 if __name__ == "__main__":
