@@ -54,9 +54,20 @@ def test_relative_links_resolve(doc: Path):
 
 
 def test_results_contents_lists_every_section():
+    """docs/results.md's Contents lists every section of it and of each task's page under docs/results/."""
     text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
     contents = text.split("## Contents", 1)[1].split("\n## ", 1)[0]
-    listed = {a for a in re.findall(r"\]\(#([^)]+)\)", contents)}
-    sections = {github_anchor(h) for h in re.findall(r"^## (.+?)\s*$", text, re.MULTILINE)} - {"contents"}
-    missing = sorted(sections - listed)
+    listed = set(re.findall(r"\]\(((?:results/[\w-]+\.md)?#[^)]+)\)", contents))
+    missing = []
+    for page in [ROOT / "docs" / "results.md", *sorted((ROOT / "docs" / "results").glob("*.md"))]:
+        prefix = "" if page.name == "results.md" else f"results/{page.name}"
+        for heading in re.findall(r"^## (.+?)\s*$", page.read_text(encoding="utf-8"), re.MULTILINE):
+            if heading != "Contents" and f"{prefix}#{github_anchor(heading)}" not in listed:
+                missing.append(f"{prefix or 'results.md'}: {heading}")
     assert not missing, f"docs/results.md: add these sections to its Contents: {missing}"
+
+
+def test_every_results_page_is_linked_from_the_overview():
+    text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (ROOT / "docs" / "results").glob("*.md"))
+    assert pages and all(f"](results/{name})" in text for name in pages), pages
