@@ -3,7 +3,8 @@
 # the perceived offset? Polishes the shipped model's BC head alone (session 36's gentle recipe: lr 3e-5, 1,000 steps,
 # batch 128, the rest frozen) on 400 fresh Alg. 2 episodes (control) and on the same plus 600 late-aligner episodes
 # (benchmarks/peg_late_aligner_data.py; the taking-over expert as it is, or pushing down once within 3 mm), then
-# each head alone on 40 Narrow trials x seeds 0-1 in `sim` and `real`, and its gain on the perceived offset (benchmarks/peg_aim_probe.py). docs/results.md, Peg Insertion, session 40.
+# each head alone on 40 Narrow trials x seeds 0-1 in `sim` and `real`, and its gain on the perceived offset
+# (benchmarks/peg_aim_probe.py). docs/results/peg-insertion.md, session 40.
 # About 10 min on 2 cores. Records: benchmarks/results/peg_late_aligner.jsonl, peg_late_aligner_aim.jsonl.
 set -euo pipefail
 R=${R:-runs}
