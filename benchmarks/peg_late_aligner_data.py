@@ -2,15 +2,15 @@
 
     python benchmarks/peg_late_aligner_data.py --episodes 400 --seed 40 --out runs/peg_late_aligner
 
-`benchmarks/peg_aim_probe.py` finds that in the clean expert's episodes the held peg reaches the hole already
-aligned to well under the perception noise, so there the expert's moves cannot be predicted from what the robot
-perceives, and a head that fits them learns to ignore the perceived offset. These episodes cover the states the
-heads reach instead. Each starts with the scripted expert aiming at a hole estimate off by 1.5-4 mm in a random
-direction (the `hole_bias` degradation of Alg. 2's sub-optimal policies); once the held peg, carried to the hole, comes below a
-random height of 0.5-15 mm above the mouth while 1-10 mm off the axis, the exact expert takes over for the rest
-of the episode (`--takeover-align-tolerance`: how close to the axis it pushes down rather than lifting to
-re-align; the expert's own is 0.5 mm). Only its steps are flagged expert (the BC targets); the biased steps stay in the episode as history
-and dynamics data, as a sub-optimal policy's do. No noise windows. The dataset has Alg. 2's format (docs/data.md).
+`benchmarks/peg_aim_probe.py` finds that in the clean expert's episodes the held peg reaches the hole already aligned
+to well under the perception noise, so there the expert's moves cannot be predicted from what the robot perceives, and
+a head that fits them learns to ignore the perceived offset. These episodes cover the states the heads reach instead.
+Each starts with the scripted expert aiming at a hole estimate off by 1.5-4 mm in a random direction (the `hole_bias`
+degradation of Alg. 2's sub-optimal policies); once the held peg, carried to the hole, comes below a random height of
+0.5-15 mm above the mouth while 1-10 mm off the axis, the exact expert takes over for the rest of the episode
+(`--takeover-align-tolerance`: how close to the axis it pushes down rather than lifting to re-align; the expert's own
+is 0.5 mm). Only its steps are flagged expert (the BC targets); the biased steps stay in the episode as history and
+dynamics data, as a sub-optimal policy's do. No noise windows. The dataset has Alg. 2's format (docs/data.md).
 """
 
 from __future__ import annotations
