@@ -65,7 +65,7 @@ def shifted(proprio: np.ndarray, shift_xy: np.ndarray) -> np.ndarray:
 @torch.no_grad()
 def head_moves(agent: PolicyAgent, obs: dict[str, np.ndarray]) -> np.ndarray:
     """(len(SHIFTS_M), 2) horizontal set-point moves (mm) of the head's first action, one per hole shift."""
-    obs_t, hist_p, hist_a, command = agent._tensors(obs)
+    obs_t, hist_p, hist_a, command = agent.model_inputs(obs)
     o, h = obs_t[PROPRIO_KEY].numpy()[0], hist_p.numpy()[0]
     batch_o = np.stack([shifted(o, s) for s in SHIFTS_M]).astype(np.float32)
     batch_h = np.stack([shifted(h, s) for s in SHIFTS_M]).astype(np.float32)
@@ -134,7 +134,7 @@ def probe(checkpoint: str, driver: str, domain: str, trials: int, seed: int) -> 
     for i, ic in enumerate(task.initial_conditions("narrow", trials, seed)):
         obs, _ = env.reset(seed=1000 * seed + i, options={"initial_condition": ic})
         agent.reset()
-        agent._tensors(obs)  # fills the history buffer with the first observation, as acting does
+        agent.model_inputs(obs)  # fills the history with the first observation, as acting does
         expert = task.expert()
         expert.reset(np.random.default_rng(i))
         info, done = {}, False
@@ -143,7 +143,7 @@ def probe(checkpoint: str, driver: str, domain: str, trials: int, seed: int) -> 
             state = PegState.from_privileged(privileged)
             label = expert.act(privileged)  # stepped along every state, so its stall counter follows
             if (where := band(state)) is not None:
-                history = np.vstack([np.stack(agent._proprio), obs[PROPRIO_KEY]])  # the H inputs before, and now
+                history = np.vstack([agent.model_inputs(obs)[1][0].numpy(), obs[PROPRIO_KEY]])  # before, and now
                 perceived = PROPRIO.get(history, "peg_to_hole_est")[:, :2] * MM
                 rows[where].append(fit(head_moves(agent, obs), perceived[-1])
                                    | {"label": label[:2] * CONTROL.max_translation_m * MM, "history": perceived,

@@ -55,7 +55,7 @@ class ShadowAgent(PolicyAgent):
         return model.normalizer.denormalize(ACTION, model.plan_policy_n(ctx)[0, 0]).cpu().numpy()
 
     def act(self, obs):
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         row = {"driver": self._first_action(self.model, obs_t, hist_p, hist_a, command),
                "shadow": self._first_action(self.shadow, obs_t, hist_p, hist_a, command),
                "driver_no_past_actions": self._first_action(self.model, obs_t, hist_p, torch.zeros_like(hist_a),

@@ -51,7 +51,7 @@ class TrackingAgent(_HistoryAgent):
 
     @torch.no_grad()
     def act(self, obs: dict) -> np.ndarray:
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         ref_ctx = self.reference.planning_context(obs_t, hist_p, hist_a, command)
         chunk = self._clip(self.model.plan_policy_n(ctx)[0])  # the head is frozen: the same in both models

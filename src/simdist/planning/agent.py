@@ -29,7 +29,9 @@ class _HistoryAgent:
         self._proprio.clear()
         self._action.clear()
 
-    def _tensors(self, obs: dict[str, np.ndarray]):
+    def model_inputs(self, obs: dict[str, np.ndarray]):
+        """(observation, proprio history, action history, command) tensors with a batch of one, as the model's
+        `planning_context` takes them; validates `obs`, and fills the history on an episode's first step."""
         spec = self.model.spec
         for name, shape in spec.obs_shapes.items():
             if name not in obs:
@@ -53,7 +55,7 @@ class _HistoryAgent:
 
     def observe(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
         """A step someone else drove (an operator's takeover): keep the history true to what was executed."""
-        self._tensors(obs)  # validates, and fills the ring buffer on an episode's first step
+        self.model_inputs(obs)  # validates, and fills the ring buffer on an episode's first step
         self._record(obs, np.asarray(action, np.float32))
 
 
@@ -72,7 +74,7 @@ class MPPIAgent(_HistoryAgent):
         self.planner.reset()  # the warm start no longer follows the executed actions
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         self.last_plan = self.planner.plan(ctx)
         action = self.last_plan.action.cpu().numpy()
@@ -103,7 +105,7 @@ class PolicyAgent(_HistoryAgent):
 
     def bc_chunk(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         """The BC head's (T, A) chunk, raw units, unclipped (history not yet updated)."""
-        obs_t, hist_p, hist_a, command = self._tensors(obs)
+        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         return self.model.normalizer.denormalize(ACTION, self.model.plan_policy_n(ctx)[0]).cpu().numpy()
 
