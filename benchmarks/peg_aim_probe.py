@@ -1,4 +1,4 @@
-"""Peg Insertion: where does a BC head believe the held peg is aligned? Its response to a shifted hole estimate.
+"""Peg Insertion: how strongly does a BC head respond to the perceived peg-to-hole offset near the hole?
 
     python benchmarks/peg_aim_probe.py --checkpoint checkpoints/peg-insertion [--driver head|expert] [--trials 20] \
         [--seed 0] [--domain sim] [--out benchmarks/results/peg_aim_probe.jsonl]
