@@ -2,7 +2,7 @@
 # Peg Insertion: retrain the shipped model's BC head alone (the rest frozen) on 400 fresh Alg. 2 episodes, once with
 # the paper's MSE on normalised actions and once adding the error on mu-law companded raw actions (LossConfig.bc_mu =
 # 1000), same data, steps, learning rate (LR) and seed; then each head alone in `sim` (Narrow, 40 trials × seeds 1
-# and 2) and its action error per phase (benchmarks/peg_head_precision.py). docs/results.md, Peg Insertion,
+# and 2) and its action error per phase (benchmarks/peg_head_precision.py). docs/results/peg-insertion.md,
 # session 36. About 15 min on 2 cores (generation 4 min on one). Run as `LR=3e-5 STEPS=1000 bash ...` for the
 # gentle finetune that lifts the head. Records: benchmarks/results/peg_bc_companding.jsonl.
 set -euo pipefail

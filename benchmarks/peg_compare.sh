@@ -1,7 +1,8 @@
 #!/bin/bash
-# Peg Insertion baselines with the teleoperator's successful demonstrations (Narrow, 1 seed each; docs/results.md).
-# SIM: the 10,000-episode simulation dataset (`benchmarks/peg_world_model.sh` generates it); CKPT: the 35k world
-# model (runs/peg46/pm35k in the session that measured it, shipped as checkpoints/peg-insertion).
+# Peg Insertion baselines with the teleoperator's successful demonstrations (Narrow, 1 seed each;
+# docs/results/peg-insertion.md). SIM: the 10,000-episode simulation dataset (`benchmarks/peg_world_model.sh` generates
+# it); CKPT: the 35k world model (runs/peg46/pm35k in the session that measured it, shipped as
+# checkpoints/peg-insertion).
 set -x
 cd "$(dirname "$0")/.."
 SIM=${SIM:-runs/peg10k46}

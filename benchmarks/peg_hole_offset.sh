@@ -1,7 +1,7 @@
 #!/bin/bash
 # Peg Insertion: the planner's success when the hole's estimate is shifted by a constant offset (the physics field
 # hole_estimate_offset_{x,y}_m), `sim` and `real`, 20 Narrow trials x seeds 0 and 1 per cell, one thread per job.
-# Finds the shipped model's systematic aim error (docs/results.md, session 39).
+# Finds the shipped model's systematic aim error (docs/results/peg-insertion.md, session 39).
 # CKPT: the model (default the shipped one); SEEDS, TRIALS; OUT: the records file;
 # JOBS: "DOMAIN:PHYSICS_FILE_OR_none ..." (default: session 39's shipped-model cells).
 # Appends one row per run to OUT (default benchmarks/results/peg_hole_estimate_offset.jsonl).

@@ -2,7 +2,7 @@
 # Peg Insertion: the shipped model's BC head polished (session 36's gentle recipe: head only, lr 3e-5, 1,000 steps) on
 # 400 clean `sim` episodes of the expert acting on one VIEW of perception (exact = the data's labeller, the control;
 # filtered; perceived), then the head alone on 40 `sim` and 40 `real` Narrow trials (seed 1).
-# docs/results.md, Peg Insertion, session 37. About 15 min a view on one core; two views run side by side with
+# docs/results/peg-insertion.md, session 37. About 15 min a view on one core; two views run side by side with
 # OMP_NUM_THREADS=1. Records: benchmarks/results/peg_perceiving_labels.jsonl.
 # Usage: VIEW=perceived bash benchmarks/peg_perceiving_labels.sh
 set -euo pipefail

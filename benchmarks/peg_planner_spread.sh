@@ -3,7 +3,7 @@
 # (prior λ = 1000) samples its Gaussian candidates with the preset's spread (init_std 1.0): each pays a prior penalty
 # near λ and is never an elite, so only the BC chunk's 100 noised copies (noise 0.02) compete. A spread of 0.05-0.1
 # keeps Gaussian candidates within a few units of penalty, so the model's own returns choose among small corrections
-# (on the point mass a 0.1 spread was what let the adapted dynamics pay, docs/results.md session 35).
+# (on the point mass a 0.1 spread was what let the adapted dynamics pay, docs/results/peg-insertion.md session 35).
 # Each VARIANT is a space-separated list of MPPIConfig overrides ("default": none); Narrow grid, 20 trials per seed,
 # one JSON line per evaluation appended to benchmarks/results/peg_planner_spread.jsonl. Session 35:
 #   SEEDS="0 1" bash benchmarks/peg_planner_spread.sh

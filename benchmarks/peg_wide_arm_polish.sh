@@ -3,7 +3,7 @@
 # Alg. 2 episodes), on episodes whose arm randomisation is widened to cover `real`'s soft, sagging servo
 # (benchmarks/physics/peg_sim_wide_arm.json: stiffness x0.45-1.2, gravity compensation 0.9-1.0, arm mass x0.95-1.1;
 # `real`: 0.5, 0.92, 1.08). Then the head alone on 40 `sim` and 40 `real` Narrow trials (seed 1), as session 36's
-# polish on the default randomisation was measured (sim 0.45, real 0.05). docs/results.md, Peg Insertion, session 37.
+# polish on the default randomisation was measured (sim 0.45, real 0.05). docs/results/peg-insertion.md, session 37.
 # About 15 min on one core. Records: benchmarks/results/peg_wide_arm_polish.jsonl.
 set -euo pipefail
 R=${R:-runs}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates checkpoints/peg-insertion (docs/results.md, "Peg Insertion"): 10,000 Alg. 2 episodes, then the chain
-# of pretraining runs that produced the shipped model. Each `simdist pretrain` resumes if interrupted.
-# About 20 min of generation on 2 cores; pretraining runs at ~6 steps/s on one core, ~11 with two threads.
-# STEPS: where the last run stops inside the 200,000-step schedule (the shipped model: see its README).
+# Regenerates checkpoints/peg-insertion (docs/results/peg-insertion.md, "Peg Insertion"): 10,000 Alg. 2 episodes, then
+# the chain of pretraining runs that produced the shipped model. Each `simdist pretrain` resumes if interrupted. About
+# 20 min of generation on 2 cores; pretraining runs at ~6 steps/s on one core, ~11 with two threads. STEPS: where the
+# last run stops inside the 200,000-step schedule (the shipped model: see its README).
 set -euo pipefail
 R=${R:-runs}
 STEPS=${STEPS:-35000}

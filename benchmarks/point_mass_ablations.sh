@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The paper's ablations on the example task (docs/results.md, "Point mass"): Fig. 10 (unfreeze the encoder or the
-# value during Alg. 1, 2 seeds × 4 rounds) on the model of point_mass_example.sh, then Table I (pretrain each
-# variant, 20 `sim` trials) with two replicates. Needs $R/point_mass_example from point_mass_example.sh.
-# About 20 + 2 × 12 minutes on 2 cores. Records: benchmarks/results/ablate_point_mass_{fig10,table1_s0,table1_s1}.json.
+# The paper's ablations on the example task (docs/results/point-mass.md, "Point mass"): Fig. 10 (unfreeze the encoder or
+# the value during Alg. 1, 2 seeds × 4 rounds) on the model of point_mass_example.sh, then Table I (pretrain each
+# variant, 20 `sim` trials) with two replicates. Needs $R/point_mass_example from point_mass_example.sh. About 20 + 2 ×
+# 12 minutes on 2 cores. Records: benchmarks/results/ablate_point_mass_{fig10,table1_s0,table1_s1}.json.
 set -euo pipefail
 R=${R:-runs}
 export SIMDIST_TASK_MODULES=examples/point_mass/task.py

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The example task (examples/point_mass/task.py, docs/new-task.md) through every stage, then Alg. 1 with a second
-# episode seed on the same model (docs/results.md, "Point mass"). About 5 + 3 minutes on 2 cores.
+# episode seed on the same model (docs/results/point-mass.md, "Point mass"). About 5 + 3 minutes on 2 cores.
 # Records: benchmarks/results/point_mass_adapt_s{0,1}.json.
 set -euo pipefail
 R=${R:-runs}

@@ -1,6 +1,6 @@
 """How far a robot standing on Slippery Slope's 5.7° panel creeps downhill in 2 s, `sim` vs `real` at several
 panel frictions (the test `tests/test_quadruped.py::test_low_friction_slope_slides_in_real`, swept; figures in
-docs/benchmarks.md and docs/results.md).
+docs/benchmarks.md and docs/results/slippery-slope.md).
 
     python benchmarks/slope_creep.py
 """

@@ -4,7 +4,7 @@
     python benchmarks/slope_fall_points.py --checkpoint checkpoints/quadruped-lowfric-history \
         --physics benchmarks/physics/slope_real_mu0.19.json --speed 0.1 --seeds 0 1 [--agent mppi]
 
-Prints one JSON line per trial (session 16: docs/results.md).
+Prints one JSON line per trial (session 16: docs/results/slippery-slope.md).
 """
 
 from __future__ import annotations

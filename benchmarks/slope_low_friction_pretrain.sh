@@ -4,8 +4,8 @@
 # (benchmarks/physics/sim_low_foot_friction.json) to quadruped_data_v2, continues pretraining runs/q_v2_nohist on the
 # merge, and evaluates in `sim` (randomised, and at the friction floor) and in `real` at panel μ 0.15 / 0.19. Then
 # Alg. 1 on the new model at μ = 0.19: `simdist adapt slippery-slope --checkpoint runs/q_lowfric --physics
-# benchmarks/physics/slope_real_mu0.19.json --sim-data runs/quadruped_data_v3 …` (docs/results.md, session 11).
-# Records: benchmarks/results/slope_low_friction.jsonl. One core.
+# benchmarks/physics/slope_real_mu0.19.json --sim-data runs/quadruped_data_v3 …` (docs/results/slippery-slope.md,
+# session 11). Records: benchmarks/results/slope_low_friction.jsonl. One core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh

@@ -11,7 +11,7 @@ for the actions under which the dynamics finetuned on `real` (Alg. 1) gets there
 no reward or value head involved. `--delta` compares motions relative to holding the pose (the chunk's gripper, zero
 pose deltas), so that an offset the finetuned model predicts whatever the action (sag, bias) cancels;
 `--fix-gripper` keeps the head's gripper command. With `--checkpoint` = `--reference` the score is maximal at the
-chunk (a control). Staged outcomes as `manipulation_stages.py` (session 31, docs/results.md).
+chunk (a control). Staged outcomes as `manipulation_stages.py` (session 31, docs/results/table-leg.md).
 """
 
 from __future__ import annotations
