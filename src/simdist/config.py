@@ -48,8 +48,8 @@ class ModelConfig:
     sensor_noise_scale: float = 0.0
     # A random constant (raw units, std `input_offset_std`, one per window) added to every element of the group
     # `input_offset_group` in training: a sensor's bias the simulator does not have, e.g. a height scan that reads the
-    # body lower when the feet sink into soft ground (docs/results.md, session 22). The current observation only (not
-    # the proprio history, not the targets).
+    # body lower when the feet sink into soft ground (docs/results/foam.md, session 22). The current observation only
+    # (not the proprio history, not the targets).
     input_offset_group: str = ""
     input_offset_std: float = 0.0
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)
@@ -68,7 +68,7 @@ class ModelConfig:
     policy_ffn_dim: int = 0
     # Width of a single-step BC head beside the chunk (0: none): a 2-hidden-layer MLP on (z_t, g_t) whose action
     # replaces the chunk's first, the one a deployed head executes and MPPI's BC proposals start with. The chunk
-    # head trails an MLP on the same frozen latent on `real` foam (docs/results.md, sessions 19-20).
+    # head trails an MLP on the same frozen latent on `real` foam (docs/results/foam.md, sessions 19-20).
     policy_step_width: int = 0
 
     def __post_init__(self) -> None:
@@ -106,7 +106,7 @@ class LossConfig:
     bc: float = 4.0
     reconstruction: float = 0.0  # only used with ModelConfig.reconstruction (ablation)
     # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
-    # over the chunk; docs/results.md, session 19: Foam's head after DAgger).
+    # over the chunk; docs/results/foam.md, session 19: Foam's head after DAgger).
     bc_first_step: float = 0.0
     bc_mu: float = 0.0  # > 0: BC adds its error on mu-law companded raw actions (model/loss.py, `companded`)
 
@@ -214,7 +214,7 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
         cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0,
     ),
     # The `cpu` widths with the quadruped's 25-step history and horizon (0.5 s): a 5-step horizon cannot see a fall
-    # coming, and the planner then trades stability for tracking reward (docs/results.md, Slippery Slope).
+    # coming, and the planner then trades stability for tracking reward (docs/results/slippery-slope.md).
     # Its BC head attends to z_t alone: with the past actions it copied its own last actions and fell on Foam
     # (sim success 0.20 → 0.53 without them), and without the proprio history too it walks further in real
     # (MPPI progress 1.06 → 1.75 m; docs/results.md).

@@ -1,11 +1,11 @@
 """Operator corrections during adaptation: the robot drives, an operator takes over now and then (HG-DAgger style).
 
 Dynamics-only adaptation cannot teach the planner a behaviour its frozen BC head never learnt in simulation (on
-Slippery Slope at μ = 0.19, the slow climb; docs/results.md, session 13). An operator who takes over for a moment
-shows it, in the states the robot itself reaches. Every step of a corrected episode is real data for the dynamics;
-the steps the operator drove are flagged (`Episode.expert`), and a finetune with the policy head trainable and the
-Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the first
-robot-driven step); `FinetuneConfig.policy_anchor` keeps the head where it was on the other steps.
+Slippery Slope at μ = 0.19, the slow climb; docs/results/slippery-slope.md, session 13). An operator who takes over
+for a moment shows it, in the states the robot itself reaches. Every step of a corrected episode is real data for the
+dynamics; the steps the operator drove are flagged (`Episode.expert`), and a finetune with the policy head trainable
+and the Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the
+first robot-driven step); `FinetuneConfig.policy_anchor` keeps the head where it was on the other steps.
 
 On a robot a human decides when to take over and logs it with `EpisodeLogger.log(..., corrected=True)`. In the
 simulated `real` domains the operator is the task's privileged teleoperator (baselines/demonstrations.py) and takes
@@ -26,7 +26,7 @@ from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
 # FinetuneConfig.policy_anchor for `simdist adapt --corrected-episodes`: without it a few minutes of corrections broke
-# the Slippery Slope head (0.00); at 30 it held (0.47), docs/results.md session 14
+# the Slippery Slope head (0.00); at 30 it held (0.47), docs/results/slippery-slope.md session 14
 CORRECTIONS_POLICY_ANCHOR = 30.0
 
 

@@ -56,7 +56,7 @@ PIPELINE_PRESETS = {
 # `simdist demo`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an idle machine). A world
 # model that grasps and inserts needs ~35k pretraining steps (hours on a CPU), so the demo starts from the shipped
 # one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the finetuning's simulation
-# replay. The planner is the one that inserts with that model (docs/results.md, Peg Insertion): the paper's sampler
+# replay. The planner is the one that inserts with that model (docs/results/peg-insertion.md): the paper's sampler
 # held near the BC chunk.
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,

@@ -123,8 +123,8 @@ def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, 
     best = int(np.argmax(means))
     if input_success is not None and means[best] < input_success:
         log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse here; "
-                    "keep %s (docs/results.md, session 18: DAgger on Peg Insertion)", means[best], input_success,
-                    checkpoint)
+                    "keep %s (docs/results/slippery-slope.md, session 18: DAgger on Peg Insertion)",
+                    means[best], input_success, checkpoint)
     return candidates[best], {"final_head_sim_success": scores[best], "final_head_sim_success_mean": means[best],
                               "candidates": [{"head": str(h), "sim_success_mean": m}
                                              for h, m in zip(candidates, means)]}
@@ -137,7 +137,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
     which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on).
     `initial_labels` (a DAgger dataset) replaces round 1's collection: the head first learns the states another
-    driver reached (Foam: single-step BC's, docs/results.md session 23), then drives itself from round 2."""
+    driver reached (Foam: single-step BC's, docs/results/foam.md session 23), then drives itself from round 2."""
     out, method = Path(out), baseline_method(checkpoint)
     add_step = _round_one_overrides(checkpoint, method, cfg)
     if not cfg.grids:

@@ -34,7 +34,8 @@ def bc_mask(expert: torch.Tensor) -> torch.Tensor:
 def companded(model: WorldModel, actions_n: torch.Tensor, mu: float) -> torch.Tensor:
     """Normalised actions in raw units, mu-law companded: sign(a) log(1 + mu |a|) / log(1 + mu). With
     LossConfig.bc_mu > 0 the BC term adds its error in this space to the plain one, so that corrections a thousand
-    times smaller than the largest moves still weigh (Peg Insertion's fine alignment: docs/results.md, session 36)."""
+    times smaller than the largest moves still weigh (Peg Insertion's fine alignment: docs/results/peg-insertion.md,
+    session 36)."""
     raw = model.normalizer.denormalize(ACTION, actions_n)
     return torch.sign(raw) * torch.log1p(mu * raw.abs()) / math.log1p(mu)
 

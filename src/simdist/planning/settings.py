@@ -27,7 +27,7 @@ class MPPIConfig:
     prior_weight: float = 0.0
     discount: float = 0.99
     # Weight of the terminal value in the return (1: the paper). Below 1 the planner leans on the predicted rewards,
-    # which the adapted dynamics moves, rather than on the frozen value head (docs/results.md, Peg Insertion).
+    # which the adapted dynamics moves, rather than on the frozen value head (docs/results/peg-insertion.md).
     value_weight: float = 1.0
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0
@@ -45,7 +45,7 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
                                              temperature=0.4, init_std=1.0, policy_noise_std=0.1),
     # The paper's manipulation sampler held near the BC chunk: on Peg Insertion at CPU scale the planner without the
     # prior never grasps (its value errors dwarf the shaping), and wide BC noise spoils the millimetre insertion
-    # (docs/results.md, "Peg Insertion").
+    # (docs/results/peg-insertion.md, "Peg Insertion").
     "manipulation-prior": lambda: replace(mppi_preset("paper-manipulation"), prior_weight=1000.0,
                                           policy_noise_std=0.02),
     "paper-quadruped": lambda: MPPIConfig(samples=450, policy_samples=22, iterations=8, elites=64,
