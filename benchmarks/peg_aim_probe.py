@@ -24,6 +24,7 @@ import argparse
 
 import numpy as np
 import torch
+from peg_descent_probe import band
 from records import emit
 
 from simdist.checkpoint import load_model
@@ -31,24 +32,13 @@ from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.base import PROPRIO_KEY
 from simdist.tasks.peg_insertion.env import CONTROL
-from simdist.tasks.peg_insertion.expert import ExpertTuning
 from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PROPRIO
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.task import PegInsertionTask
 
 SHIFTS_M = 1e-3 * np.array([[0, 0], [1.5, 0], [-1.5, 0], [3, 0], [-3, 0], [0, 1.5], [0, -1.5], [0, 3], [0, -3]])
-ZONE_M = 0.01  # held within this distance of the hole axis
-CARRY_M = ExpertTuning().carry_clearance_m
-MOUTH_M = 0.002
 MIN_GAIN = 0.05  # |det G| below MIN_GAIN**2: the head hardly looks, so its zero point is not defined
 MM = 1e3
-
-
-def band(s: PegState) -> str | None:
-    if not (s.grasped and s.lateral_to_hole < ZONE_M):
-        return None
-    above = s.peg_bottom_z - s.hole_pos[2]
-    return "carry" if above >= CARRY_M else "low" if above >= MOUTH_M else "mouth"
 
 
 def shifted(proprio: np.ndarray, shift_xy: np.ndarray) -> np.ndarray:
@@ -142,7 +132,7 @@ def probe(checkpoint: str, driver: str, domain: str, trials: int, seed: int) -> 
             privileged = env.oracle_privileged_state()
             state = PegState.from_privileged(privileged)
             label = expert.act(privileged)  # stepped along every state, so its stall counter follows
-            if (where := band(state)) is not None:
+            if (where := band(state, min_lateral_m=0.0)) is not None:
                 history = np.vstack([agent.model_inputs(obs)[1][0].numpy(), obs[PROPRIO_KEY]])  # before, and now
                 perceived = PROPRIO.get(history, "peg_to_hole_est")[:, :2] * MM
                 rows[where].append(fit(head_moves(agent, obs), perceived[-1])

@@ -70,10 +70,11 @@ class ShadowAgent(PolicyAgent):
 CARRY_M = ExpertTuning().carry_clearance_m
 
 
-def band(s: peg_reward.PegState) -> str | None:
+def band(s: peg_reward.PegState, min_lateral_m: float = 0.001) -> str | None:
     """Held and 1-10 mm off the axis: "carry" at or above the expert's carry height, "low" between it and 2 mm above
-    the mouth, "mouth" below that (on the fixture's top: more than 1 mm off the axis the peg cannot be in the hole)."""
-    if not (s.grasped and 0.001 < s.lateral_to_hole < FINE_ZONE_M):
+    the mouth, "mouth" below that (on the fixture's top: more than 1 mm off the axis the peg cannot be in the hole).
+    `min_lateral_m=0` keeps the held steps near the axis too (and in the hole, as "mouth")."""
+    if not (s.grasped and min_lateral_m < s.lateral_to_hole < FINE_ZONE_M):
         return None
     above_mouth = s.peg_bottom_z - s.hole_pos[2]
     return "carry" if above_mouth >= CARRY_M else "low" if above_mouth >= MOUTH_M else "mouth"

@@ -30,6 +30,8 @@ from simdist.tasks.peg_insertion.task import PegInsertionTask
 def exaggerated(proprio: np.ndarray, gain: float, radius_m: float) -> np.ndarray:
     """`proprio` with the horizontal peg-to-hole offset p mapped to gain * p within radius_m of the axis and to
     p + (gain - 1) * radius_m * p / |p| beyond, by moving the hole's estimate."""
+    # Sets the offset directly rather than through peg_aim_probe.shifted: the float32 rounding differs, and the
+    # closed-loop records were made (and reproduce) with this one.
     out = np.array(proprio, dtype=np.float32)
     to_hole = out[PROPRIO.slice("peg_to_hole_est")].astype(np.float64)
     lateral = float(np.linalg.norm(to_hole[:2]))
