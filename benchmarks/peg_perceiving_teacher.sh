@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # Peg Insertion: a world model pretrained from scratch on Alg. 2 data whose teacher acts on what the robot perceives
 # (benchmarks/peg_perceiving_teacher_data.py; docs/results/peg-insertion.md, session 41), with the shipped model's
-# recipe (benchmarks/peg_world_model.sh: 10,000 episodes, the same chain of pretraining runs to STEPS), then its head
-# alone and its planner (`manipulation-prior`) on 40 `sim` and 40 `real` Narrow trials (seed 1, the protocol of
-# peg_polish_eval.sh). About 25 min of generation on 2 cores, 55 min of pretraining with 2 threads, 20 min of
-# evaluation. Resumable: finished steps are skipped, and each record is appended once.
+# recipe (benchmarks/peg_world_model.sh: the same chain of pretraining runs, stopped at STEPS), then its head alone
+# and, unless PLANNER=0, its planner (`manipulation-prior`) on 40 `sim` and 40 `real` Narrow trials (seed 1, the
+# protocol of peg_polish_eval.sh). PERCEIVE=always (session 41: 10,000 episodes, 35,000 steps; about 25 min of
+# generation on 2 cores and 55 min of pretraining with 2 threads) or held (5,000 episodes, 20,000 steps).
+# Resumable: finished stages are skipped, and each record is appended once.
 # Records: benchmarks/results/peg_perceiving_teacher.jsonl.
 set -euo pipefail
 R=${R:-runs}
+PERCEIVE=${PERCEIVE:-always}
+EPISODES=${EPISODES:-10000}
 STEPS=${STEPS:-35000}
+PLANNER=${PLANNER:-1}
 RECORDS=${RECORDS:-benchmarks/results/peg_perceiving_teacher.jsonl}
-data="$R/peg_teacher_data" model="$R/peg_teacher"
+suffix=$([ "$PERCEIVE" = always ] && echo "" || echo "_$PERCEIVE")
+data="$R/peg_teacher${suffix}_data" model="$R/peg_teacher$suffix"
 if [ ! -f "$data/stats.json" ]; then
   rm -rf "$data"
-  (cd benchmarks && python peg_perceiving_teacher_data.py --episodes 10000 --workers 2 --out "../$data")
+  (cd benchmarks && python peg_perceiving_teacher_data.py --episodes "$EPISODES" --workers 2 --perceive "$PERCEIVE" \
+    --out "../$data")
 fi
 if [ ! -f "$model/done_$STEPS" ]; then
   simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 8000 --quiet
   simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 20000 --quiet
-  simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 200000 --quiet \
-    --train-set steps="$STEPS" --train-set checkpoint_every=5000 --train-set keep_checkpoints=true
+  if [ "$STEPS" -gt 20000 ]; then
+    simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 200000 --quiet \
+      --train-set steps="$STEPS" --train-set checkpoint_every=5000 --train-set keep_checkpoints=true
+  fi
   touch "$model/done_$STEPS"
 fi
 evaluate() {  # agent domain [extra evaluate options]
@@ -31,12 +39,14 @@ evaluate() {  # agent domain [extra evaluate options]
     mv "$out.tmp" "$out"
   fi
   [ -f "$out.recorded" ] && return 0
-  python -c "import json, sys
+  python -c "import json
 d = json.load(open('$out'))
-print(json.dumps({'model': 'perceiving teacher, $STEPS steps', 'agent': '$agent', 'domain': '$domain',
-                  'grid': 'narrow', 'seed': 1, 'trials': 40, 'success': d['grids']['narrow']['success_rate']}))" \
-    >> "$RECORDS"
+print(json.dumps({'teacher_perceives': '$PERCEIVE', 'episodes': $EPISODES, 'steps': $STEPS, 'agent': '$agent',
+                  'domain': '$domain', 'grid': 'narrow', 'seed': 1, 'trials': 40,
+                  'success': d['grids']['narrow']['success_rate']}))" >> "$RECORDS"
   touch "$out.recorded"
 }
 evaluate policy sim & evaluate policy real & wait
-evaluate mppi sim --mppi manipulation-prior & evaluate mppi real --mppi manipulation-prior & wait
+if [ "$PLANNER" = 1 ]; then
+  evaluate mppi sim --mppi manipulation-prior & evaluate mppi real --mppi manipulation-prior & wait
+fi
