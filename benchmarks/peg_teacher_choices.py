@@ -5,8 +5,9 @@ single perceived observations; at every step the world model's BC head, fed the 
 executed actions as its history, proposes its first action. Per phase of the exact state (near the peg: not held,
 the tool within 2 cm of the grasp point; at the mouth: held, peg bottom within 2 cm above the mouth and 5 mm of the
 axis; inserting), it prints the quantiles (10, 50, 90 %) of the teacher's and the head's vertical set-point move in
-mm, how often the teacher's vertical direction flips from one step to the next, and the share of steps each closes
-the gripper (teacher) or commands more than 0 (head). A teacher taking a noisy either/or choice shows a wide spread
+mm, how often the teacher's vertical direction flips from one step to the next, how often the head moves vertically
+the teacher's way where the teacher moves more than 0.5 mm, and the share of steps each closes the gripper (teacher)
+or commands more than 0 (head). A teacher taking a noisy either/or choice shows a wide spread
 and frequent flips; a head averaging it sits between the modes.
 
     python benchmarks/peg_teacher_choices.py --checkpoint runs/peg_teacher --episodes 20 [--perceive always|held] \
@@ -46,10 +47,14 @@ def phase(state: PegState) -> str | None:
 def summary(teacher: np.ndarray, head: np.ndarray, flips: list[bool]) -> dict:
     mm = CONTROL.max_translation_m * 1e3
     quantiles = (10, 50, 90)
+    moving = np.abs(teacher[:, VERTICAL] * mm) > 0.5
     return {"steps": len(teacher),
             "teacher_z_mm": np.round(np.percentile(teacher[:, VERTICAL] * mm, quantiles), 2).tolist(),
             "head_z_mm": np.round(np.percentile(head[:, VERTICAL] * mm, quantiles), 2).tolist(),
             "teacher_z_flip_rate": float(np.mean(flips)) if flips else None,
+            # the head's vertical direction where the teacher clearly moves (> 0.5 mm): 0.5 = blind to its choice
+            "head_agrees_z": float(np.mean(np.sign(head[moving, VERTICAL]) == np.sign(teacher[moving, VERTICAL])))
+            if moving.any() else None,
             "teacher_closes": float(np.mean(teacher[:, GRIPPER_ACTION] > 0)),
             "head_closes": float(np.mean(head[:, GRIPPER_ACTION] > 0)),
             "head_gripper_median": float(np.median(head[:, GRIPPER_ACTION]))}
