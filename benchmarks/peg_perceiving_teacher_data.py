@@ -9,6 +9,8 @@ alignment tolerance 1 mm: 0.75 of 40 `sim` Narrow trials, session 37), so every 
 model sees. Everything else is `simdist generate`'s: the generation preset's noise windows and expert share, the
 training resets of the `sim` domain, the expert critic's value (fitted to the exact-pose expert, so optimistic
 for this one). Episode files, `stats.json` and the dataset's documented layout are as `simdist generate` writes them.
+`--perceive held` keeps the exact pick and perceives only the peg-to-hole offset once the peg is held. What models
+trained on either learn: docs/results/peg-insertion.md, session 41.
 
     python benchmarks/peg_perceiving_teacher_data.py --episodes 10000 --workers 2 [--perceive held] \
         --out runs/peg_teacher_data
