@@ -6,9 +6,9 @@ actions are unpredictable from the observations and the BC head learns to ignore
 peg and hole positions one observation reports (the `perceived` view of benchmarks/peg_perceiving_expert.py), with
 the compliant, millimetre-tolerant tuning that inserts best from single observations in `sim` (fine gain 0.4,
 alignment tolerance 1 mm: 0.75 of 40 `sim` Narrow trials, session 37), so every action is a function of what the
-model sees. Everything else is `simdist generate`'s: the generation preset's noise windows and expert share, the
-training resets of the `sim` domain, the expert critic's value (fitted to the exact-pose expert, so optimistic
-for this one). Episode files, `stats.json` and the dataset's documented layout are as `simdist generate` writes them.
+model sees. Everything else is `simdist generate`'s (the same generator, given these policies): the generation
+preset's noise windows and expert share, the training resets of the `sim` domain, the expert critic's value (fitted
+to the exact-pose expert, so optimistic for this one), the episode files, `stats.json` and the dataset's layout.
 `--perceive held` keeps the exact pick and perceives only the peg-to-hole offset once the peg is held. What models
 trained on either learn: docs/results/peg-insertion.md, session 41.
 
@@ -20,24 +20,21 @@ trained on either learn: docs/results/peg-insertion.md, session 41.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
-import multiprocessing as mp
-import time
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import numpy as np
 
 from simdist.config import parse_overrides
-from simdist.data.episodes import DatasetInfo, create_dataset, write_episodes
-from simdist.data.generate import dataset_statistics, generation_preset, run_episode
+from simdist.data.generate import generate
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.expert import ExpertTuning, ScriptedExpert, suboptimal_tunings
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.reward import PegState
 
-log = logging.getLogger(__name__)
 TEACHER = ExpertTuning(name="perceiving_expert", fine_gain=0.4, align_tolerance_m=0.001)
 
 
@@ -91,26 +88,10 @@ def ladder(teacher: ExpertTuning) -> list[ExpertTuning]:
     return rungs
 
 
-def worker(out: str, episodes: int, seed: int, index: int, teacher: ExpertTuning, perceive: str) -> None:
-    import torch
-
-    torch.set_num_threads(1)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    task = get_task("peg-insertion")
-    cfg = generation_preset("manipulation")
-    rng = np.random.default_rng([seed, index])
-    tap = ObservationTap(task.make_env("sim", seed=seed * 1000 + index))
-    expert = PerceivingPolicy(teacher, tap, perceive)
-    others = [PerceivingPolicy(t, tap, perceive) for t in ladder(teacher)]
-    critic, buffer, start = task.critic(), [], time.perf_counter()
-    for i in range(episodes):
-        use_expert = rng.random() < cfg.expert_prob
-        policy = expert if use_expert else others[int(rng.integers(len(others)))]
-        buffer.append(run_episode(task, tap, policy, use_expert, critic, cfg, rng))
-        if len(buffer) == cfg.episodes_per_file or i == episodes - 1:
-            write_episodes(out, buffer, name=f"s{seed}_w{index}_{i // cfg.episodes_per_file:05d}")
-            buffer = []
-            log.info("worker %d: %d / %d episodes, %.0f s", index, i + 1, episodes, time.perf_counter() - start)
+def perceiving_setup(task, env, teacher: ExpertTuning, perceive: str):
+    """`simdist.data.generate`'s setup hook: the teacher and its ladder, acting on what the environment perceives."""
+    tap = ObservationTap(env)
+    return tap, PerceivingPolicy(teacher, tap, perceive), [PerceivingPolicy(t, tap, perceive) for t in ladder(teacher)]
 
 
 def teacher_success(teacher: ExpertTuning, perceive: str, domain: str, trials: int) -> float:
@@ -151,28 +132,10 @@ def main() -> None:
         return
     if args.out is None:
         p.error("--out is required to generate data")
-    task, cfg = get_task("peg-insertion"), generation_preset("manipulation")
-    spec = task.spec
-    create_dataset(args.out, DatasetInfo(
-        task=spec.name, domain="sim", control_period_s=spec.control_period_s, obs_shapes=spec.obs_shapes,
-        action_dim=spec.action_dim, command_dim=spec.command_dim, action_low=spec.action_low,
-        action_high=spec.action_high,
-        notes=f"Alg. 2 generation {asdict(cfg)}; every policy acts on perceived positions ({args.perceive}); "
-              f"teacher {asdict(teacher)} (benchmarks/peg_perceiving_teacher_data.py)"))
-    shares = [args.episodes // args.workers + (w < args.episodes % args.workers) for w in range(args.workers)]
-    start = time.perf_counter()
-    context = mp.get_context("spawn")
-    procs = [context.Process(target=worker, args=(str(args.out), n, args.seed, w, teacher, args.perceive))
-             for w, n in enumerate(shares) if n]
-    for proc in procs:
-        proc.start()
-    for proc in procs:
-        proc.join()
-    if any(proc.exitcode for proc in procs):
-        raise SystemExit(f"generation worker(s) failed: exit codes {[proc.exitcode for proc in procs]}")
-    stats = dataset_statistics(args.out)
-    stats["wall_s"] = time.perf_counter() - start
-    Path(args.out, "stats.json").write_text(json.dumps(stats, indent=2))
+    stats = generate(get_task("peg-insertion"), args.out, args.episodes, workers=args.workers, seed=args.seed,
+                     setup=functools.partial(perceiving_setup, teacher=teacher, perceive=args.perceive),
+                     notes=f"; every policy acts on perceived positions ({args.perceive}); teacher {asdict(teacher)} "
+                           "(benchmarks/peg_perceiving_teacher_data.py)")
     print(json.dumps({k: stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate", "wall_s")}))
 
 

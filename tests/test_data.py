@@ -279,3 +279,32 @@ def test_generation_worker_whose_parent_is_gone_writes_nothing(tmp_path):
     assert Count.n == 0 and not list((tmp_path / "episodes").glob("*.h5"))
     _worker("pendulum", str(tmp_path), 1, 0, 0, cfg, None, Count(), os.getppid())
     assert Count.n == 1 and len(list((tmp_path / "episodes").glob("*.h5"))) == 1
+
+
+class _ConstantPolicy:
+    def __init__(self, name: str, value: float):
+        self.name, self.value = name, value
+
+    def reset(self, rng) -> None:
+        pass
+
+    def act(self, privileged):
+        return np.array([self.value])
+
+
+def _constant_policies(task, env):
+    return env, _ConstantPolicy("constant_expert", 0.25), [_ConstantPolicy("constant_other", -0.25)]
+
+
+def test_generation_setup_replaces_the_policies_and_notes_reach_the_dataset(tmp_path):
+    from simdist.data.generate import GenerationConfig, generate
+    from simdist.tasks import get_task
+
+    cfg = GenerationConfig(expert_prob=0.5, never_noise_prob=1.0)  # no noise: actions are the policies' own
+    generate(get_task("pendulum"), tmp_path, 6, cfg=cfg, progress=False, setup=_constant_policies, notes="; custom")
+    info, episodes = load_episodes(tmp_path)
+    assert info.notes.endswith("; custom")
+    assert {e.source_policy for e in episodes} <= {"constant_expert", "constant_other"}
+    for e in episodes:
+        expected = 0.25 if e.source_policy == "constant_expert" else -0.25
+        assert np.all(e.action == np.float32(expected)) and np.all(e.expert == (e.source_policy == "constant_expert"))

@@ -124,7 +124,7 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
 
 
 def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, cfg: GenerationConfig,
-            physics, queue, parent_pid: int | None = None) -> None:
+            physics, queue, parent_pid: int | None = None, setup=None) -> None:
     """Episodes are written in files of `cfg.episodes_per_file`. A worker whose parent is gone (killed, so it
     could not stop its workers) stops before its next episode rather than writing on as an orphan."""
     import torch
@@ -136,6 +136,8 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
     rng = np.random.default_rng([seed, worker])
     env = task.make_env("sim", physics, seed=seed * 1000 + worker)
     expert, others, critic = task.expert(), list(task.suboptimal_policies()), task.critic()
+    if setup is not None:
+        env, expert, others = setup(task, env)
     buffer: list[Episode] = []
     for i in range(n_episodes):
         if parent_pid is not None and os.getppid() != parent_pid:
@@ -151,14 +153,20 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
 
 
 def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int = 0,
-             cfg: GenerationConfig | None = None, physics=None, progress: bool = True) -> dict:
-    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics."""
+             cfg: GenerationConfig | None = None, physics=None, progress: bool = True, setup=None,
+             notes: str = "") -> dict:
+    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics.
+
+    `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
+    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py); it must
+    be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
+    the dataset's own."""
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                     command_dim=spec.command_dim, action_low=spec.action_low,
-                                    action_high=spec.action_high, notes=f"Alg. 2 generation {asdict(cfg)}"))
+                                    action_high=spec.action_high, notes=f"Alg. 2 generation {asdict(cfg)}{notes}"))
     task.critic()  # fail early, before starting workers, if the critic is missing
     clash = sorted(Path(out, "episodes").glob(f"s{seed}_w*.h5"))
     if clash:
@@ -171,11 +179,12 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     if workers == 1:
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))
-        _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar)
+        _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar, setup=setup)
     else:
         ctx = mp.get_context("spawn")
         queue = ctx.Queue()
-        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue, os.getpid()))
+        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue, os.getpid(),
+                                                   setup))
                  for w, n in enumerate(shares) if n]
         for p in procs:
             p.start()
