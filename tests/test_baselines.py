@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from simdist.baselines.bc import BCConfig, BCLearner
-from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
+from simdist.baselines.diffusion_policy import (ChunkDataset, ChunkDDPM, DiffusionConfig, DiffusionLearner,
+                                               cosine_betas)
 from simdist.baselines.iql import IQLConfig, IQLLearner, expectile_loss
 from simdist.baselines.replay import (OFFLINE_FLAG, SymmetricSampler, TransitionBuffer, cached_transitions,
                                       sim_labels, sparse_success)
@@ -316,6 +317,32 @@ def test_diffusion_policy_learns_a_constant_chunk():
     agent.reset()
     actions = [agent.act({"proprio": np.zeros(3, np.float32)}) for _ in range(4)]
     assert np.mean(actions) == pytest.approx(1.2, abs=0.3)
+
+
+def test_cosine_schedule_ends_in_pure_noise_at_any_length():
+    for steps in (5, 20, 100):
+        alpha_bar = torch.cumprod(1 - cosine_betas(steps), 0)
+        assert alpha_bar[-1] < 1e-3 and alpha_bar[0] > 1 - 2 / steps and torch.all(alpha_bar[1:] < alpha_bar[:-1])
+
+
+def test_chunk_ddpm_samples_both_modes_of_an_either_or_target():
+    """Half the chunks go +0.7, half −0.7: a regression head would answer 0; the DDPM must sample each mode, whole
+    chunks at a time."""
+    torch.manual_seed(0)
+    spec = ModelSpec({"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,))
+    ddpm = ChunkDDPM(cond_dim=1, chunk=2, spec=spec, hidden=(64, 64), diffusion_steps=20)
+    optimizer = torch.optim.Adam(ddpm.parameters(), lr=3e-3)
+    for _ in range(1500):
+        sign = torch.randint(0, 2, (128, 1, 1)).float() * 2 - 1
+        loss = ddpm.chunk_loss(torch.zeros(128, 1), (0.7 * sign).expand(128, 2, 1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    x = ddpm.sample_chunk(torch.zeros(400, 1), torch.Generator().manual_seed(0))[..., 0]
+    assert 0.3 < float((x[:, 0] > 0.4).float().mean()) < 0.7
+    assert float((x[:, 0] < -0.4).float().mean()) > 0.3
+    assert float((x[:, 0].abs() < 0.3).float().mean()) < 0.1
+    assert float((torch.sign(x[:, 0]) == torch.sign(x[:, 1])).float().mean()) > 0.95
 
 
 # ------------------------------------------------------------------------------------------ checkpoints

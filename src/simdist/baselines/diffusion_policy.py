@@ -1,10 +1,13 @@
 """A small Diffusion Policy (Chi et al. 2023): DDPM over action chunks, conditioned on SimDist's encoder.
 
-The denoiser is an MLP ε(x_k, k, z) over a flattened chunk of `chunk` unit-space actions (the paper's
-baseline uses a U-Net; an MLP keeps the CPU preset small). Trained on real demonstrations, optionally
-co-trained on the expert-flagged simulation data with a fixed share of each batch. Not adapted online.
-At run time a chunk is sampled by the full reverse DDPM chain and its first `action_steps` actions are
-executed before replanning (receding horizon).
+`ChunkDDPM` is the diffusion part alone, conditioned on any feature vector: the Diffusion Policy baseline
+conditions it on its own encoder, benchmarks/peg_diffusion_head.py on a frozen world model's latent and history.
+The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's baseline
+uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
+step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the
+expert-flagged simulation data with a fixed share of each batch. Not adapted online. At run time a chunk is
+sampled by the full reverse DDPM chain and its first `action_steps` actions are executed before replanning
+(receding horizon).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
 METHOD = "diffusion_policy"
-BETA_START, BETA_END = 1e-4, 2e-2  # DDPM's linear schedule (Ho et al. 2020)
+COSINE_OFFSET, MAX_BETA = 0.008, 0.999  # the squared-cosine schedule (Nichol & Dhariwal 2021)
 TIME_EMBED_DIM = 32
 
 
@@ -85,14 +88,23 @@ def time_embedding(k: torch.Tensor, dim: int = TIME_EMBED_DIM) -> torch.Tensor:
     return torch.cat((angles.sin(), angles.cos()), dim=-1)
 
 
-class DiffusionPolicy(nn.Module):
-    def __init__(self, spec: ModelSpec, cfg: DiffusionConfig):
+def cosine_betas(steps: int) -> torch.Tensor:
+    """β_k with ᾱ_k = cos²(((k+1)/K + s)/(1 + s) · π/2) / ᾱ(0): ᾱ falls to 0 at the last step for any K (a
+    linear schedule to 0.02 over 100 steps leaves ᾱ ≈ 0.37 there, so pure-noise sampling starts off-distribution)."""
+    t = torch.arange(steps + 1, dtype=torch.float64) / steps
+    alpha_bar = torch.cos((t + COSINE_OFFSET) / (1 + COSINE_OFFSET) * math.pi / 2) ** 2
+    return (1 - alpha_bar[1:] / alpha_bar[:-1]).clamp(max=MAX_BETA).float()
+
+
+class ChunkDDPM(nn.Module):
+    """DDPM over (chunk, A) action chunks in the bounds' unit space, conditioned on a `cond_dim` feature vector."""
+
+    def __init__(self, cond_dim: int, chunk: int, spec: ModelSpec, hidden: tuple[int, ...], diffusion_steps: int):
         super().__init__()
-        self.spec, self.cfg = spec, cfg
-        self.flat = cfg.chunk * spec.action_dim
-        self.encoder = ObsEncoder(spec, cfg.encoder_config())
-        self.denoiser = mlp(self.encoder.out_dim + TIME_EMBED_DIM + self.flat, cfg.hidden, self.flat)
-        betas = torch.linspace(BETA_START, BETA_END, cfg.diffusion_steps)
+        self.chunk, self.diffusion_steps = chunk, diffusion_steps
+        self.flat = chunk * spec.action_dim
+        self.denoiser = mlp(cond_dim + TIME_EMBED_DIM + self.flat, hidden, self.flat)
+        betas = cosine_betas(diffusion_steps)
         self.register_buffer("betas", betas)
         self.register_buffer("alpha_bars", torch.cumprod(1.0 - betas, 0))
         self.register_buffer("low", torch.tensor(spec.action_low, dtype=torch.float32))
@@ -104,33 +116,48 @@ class DiffusionPolicy(nn.Module):
     def to_raw(self, u: torch.Tensor) -> torch.Tensor:
         return self.low + (u + 1.0) * 0.5 * (self.high - self.low)
 
-    def predict_noise(self, z: torch.Tensor, x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        return self.denoiser(torch.cat((z, time_embedding(k), x), dim=-1))
+    def predict_noise(self, cond: torch.Tensor, x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        return self.denoiser(torch.cat((cond, time_embedding(k), x), dim=-1))
 
-    def loss(self, obs: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:
+    def chunk_loss(self, cond: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """ε-prediction MSE at a random diffusion step; `actions` (B, chunk, A) in raw units."""
         x0 = self.to_unit(actions).flatten(1)
-        k = torch.randint(0, self.cfg.diffusion_steps, (x0.shape[0],), device=x0.device)
+        k = torch.randint(0, self.diffusion_steps, (x0.shape[0],), device=x0.device)
         noise = torch.randn_like(x0)
         ab = self.alpha_bars[k][:, None]
         xk = ab.sqrt() * x0 + (1.0 - ab).sqrt() * noise
-        return (self.predict_noise(self.encoder(obs), xk, k) - noise).pow(2).mean()
+        return (self.predict_noise(cond, xk, k) - noise).pow(2).mean()
 
     @torch.no_grad()
-    def sample(self, obs: dict[str, torch.Tensor], generator: torch.Generator | None = None) -> torch.Tensor:
+    def sample_chunk(self, cond: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
         """Reverse DDPM chain → (B, chunk, A) raw actions."""
-        z = self.encoder(obs)
-        draw = lambda: torch.randn(z.shape[0], self.flat, generator=generator).to(z.device)
+        draw = lambda: torch.randn(cond.shape[0], self.flat, generator=generator).to(cond.device)  # noqa: E731
         x = draw()
-        for k in reversed(range(self.cfg.diffusion_steps)):
-            kk = torch.full((z.shape[0],), k, device=z.device)
+        for k in reversed(range(self.diffusion_steps)):
+            kk = torch.full((cond.shape[0],), k, device=cond.device)
             beta, ab = self.betas[k], self.alpha_bars[k]
-            eps = self.predict_noise(z, x, kk)
+            eps = self.predict_noise(cond, x, kk)
             x = (x - beta / (1.0 - ab).sqrt() * eps) / (1.0 - beta).sqrt()
             if k > 0:  # σ_k² = β_k (DDPM's simple choice)
                 x = x + beta.sqrt() * draw()
             x = x.clamp(-1.0, 1.0)
-        return self.to_raw(x.reshape(z.shape[0], self.cfg.chunk, -1))
+        return self.to_raw(x.reshape(cond.shape[0], self.chunk, -1))
+
+
+class DiffusionPolicy(ChunkDDPM):
+    """The baseline: `ChunkDDPM` conditioned on its own observation encoder, trained end to end."""
+
+    def __init__(self, spec: ModelSpec, cfg: DiffusionConfig):
+        encoder = ObsEncoder(spec, cfg.encoder_config())
+        super().__init__(encoder.out_dim, cfg.chunk, spec, cfg.hidden, cfg.diffusion_steps)
+        self.spec, self.cfg, self.encoder = spec, cfg, encoder
+
+    def loss(self, obs: dict[str, torch.Tensor], actions: torch.Tensor) -> torch.Tensor:
+        return self.chunk_loss(self.encoder(obs), actions)
+
+    @torch.no_grad()
+    def sample(self, obs: dict[str, torch.Tensor], generator: torch.Generator | None = None) -> torch.Tensor:
+        return self.sample_chunk(self.encoder(obs), generator)
 
 
 class DiffusionAgent:
