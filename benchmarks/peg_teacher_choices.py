@@ -12,13 +12,16 @@ and frequent flips; a head averaging it sits between the modes.
 
     python benchmarks/peg_teacher_choices.py --checkpoint runs/peg_teacher --episodes 20 [--perceive always|held] \
         [--domain sim|real] --out benchmarks/results/peg_teacher_choices.jsonl
+    python benchmarks/peg_teacher_choices.py --diffusion-head runs/peg_diffusion_head ...  # a sampled chunk proposes
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
+from peg_diffusion_head import head_agent, load_head
 from peg_head_precision import MOUTH_HEIGHT_M, MOUTH_LATERAL_M
 from peg_perceiving_teacher_data import TEACHER, ObservationTap, PerceivingPolicy
 from records import emit
@@ -62,14 +65,20 @@ def summary(teacher: np.ndarray, head: np.ndarray, flips: list[bool]) -> dict:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--checkpoint", help="a world model: its regression BC head proposes")
+    who.add_argument("--diffusion-head", help="benchmarks/peg_diffusion_head.py's output: a sampled chunk proposes")
     p.add_argument("--episodes", type=int, default=20)
     p.add_argument("--perceive", choices=("always", "held"), default="always")
     p.add_argument("--domain", default="sim", choices=("sim", "real"))
     p.add_argument("--out", default=None, help="records file to append the JSON line to")
     args = p.parse_args()
     task = get_task("peg-insertion")
-    agent = PolicyAgent(load_model(args.checkpoint))
+    if args.diffusion_head:
+        config, model, ddpm = load_head(Path(args.diffusion_head))
+        agent, checkpoint = head_agent(config, model, ddpm, seed=0), config["checkpoint"]
+    else:
+        agent, checkpoint = PolicyAgent(load_model(args.checkpoint)), args.checkpoint
     tap = ObservationTap(task.make_env(args.domain, seed=0))
     teacher = PerceivingPolicy(TEACHER, tap, args.perceive)
     rows: dict[str, list] = {}
@@ -95,7 +104,8 @@ def main() -> None:
         seated.append(bool(info.get("success")))
     phases = {name: summary(*(np.asarray(x) for x in zip(*pairs)), flips.get(name, []))
               for name, pairs in rows.items()}
-    emit({"checkpoint": args.checkpoint, "perceive": args.perceive, "domain": args.domain, "grid": "narrow",
+    emit({"checkpoint": checkpoint, **({"diffusion_head": args.diffusion_head} if args.diffusion_head else {}),
+          "perceive": args.perceive, "domain": args.domain, "grid": "narrow",
           "episodes": args.episodes, "teacher_success": float(np.mean(seated)), "phases": phases}, args.out)
 
 
