@@ -41,16 +41,21 @@ from simdist.planning.agent import PolicyAgent
 from simdist.planning.settings import mppi_preset
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
+from simdist.tasks.peg_insertion.env import CONTROL
+from simdist.tasks.peg_insertion.layout import PROPRIO as PROPRIO_LAYOUT
+from simdist.tasks.ur5e.env import next_setpoint
 
 log = logging.getLogger("peg_diffusion_head")
 REPO = Path(__file__).resolve().parents[1]  # config.json names the checkpoint and data relative to it
 VAL_FRACTION = 0.05
+TCP = PROPRIO_LAYOUT.slice("tcp_pos")
 
 
 def features(model: WorldModel, obs: dict[str, torch.Tensor], hist_proprio: torch.Tensor,
-             hist_action: torch.Tensor, raw_obs: bool = False) -> torch.Tensor:
+             hist_action: torch.Tensor, raw_obs: bool = False, lead: torch.Tensor | None = None) -> torch.Tensor:
     """[z_t, normalised proprio history, normalised action history]: what the BC head attends to, flattened;
-    with `raw_obs`, the normalised current observation too (past ones are in the history already)."""
+    with `raw_obs`, the normalised current observation too (past ones are in the history already); with `lead`,
+    the controller set-point's lead over the TCP (`setpoint_leads`)."""
     with torch.no_grad():
         obs_n = model.normalize_obs(obs)
         parts = [model.encode_n(obs_n)]
@@ -58,13 +63,35 @@ def features(model: WorldModel, obs: dict[str, torch.Tensor], hist_proprio: torc
             parts += [obs_n[name].flatten(1) for name in model.spec.obs_shapes]
         parts += [model.normalizer.normalize(PROPRIO, hist_proprio).flatten(1),
                   model.normalizer.normalize(ACTION, hist_action).flatten(1)]
+        if lead is not None:
+            parts.append(lead)
     return torch.cat(parts, dim=-1)
 
 
-def feature_dim(model: WorldModel, raw_obs: bool = False) -> int:
+def feature_dim(model: WorldModel, raw_obs: bool = False, lead: bool = False) -> int:
     H, spec = model.cfg.history, model.spec
     obs_dim = sum(int(np.prod(shape)) for shape in spec.obs_shapes.values()) if raw_obs else 0
-    return model.cfg.latent_dim + obs_dim + H * (spec.obs_shapes[PROPRIO][0] + spec.action_dim)
+    return model.cfg.latent_dim + obs_dim + H * (spec.obs_shapes[PROPRIO][0] + spec.action_dim) + 3 * lead
+
+
+def scaled_lead(setpoint: np.ndarray, tcp: np.ndarray) -> np.ndarray:
+    return (setpoint - tcp) / CONTROL.max_setpoint_lead_m
+
+
+def setpoint_leads(data: WindowDataset) -> torch.Tensor:
+    """Per dataset step, the set-point's lead over the TCP in units of the anti-windup limit, replayed from each
+    episode's reset TCP, observed TCPs and actions (`next_setpoint`): the controller's own state, which the
+    observation omits and the teacher's push depends on (it sets the set-point a fixed depth below the TCP)."""
+    tcp = data.obs[PROPRIO][:, TCP].numpy().astype(np.float64)
+    action = np.clip(data.action.numpy().astype(np.float64), -1.0, 1.0)
+    t_in_episode = np.arange(len(tcp)) - data.episode_start.numpy()
+    order = np.argsort(t_in_episode, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(t_in_episode))])
+    setpoint = tcp.copy()  # a reset puts the set-point on the TCP
+    for k in range(1, len(bounds) - 1):  # every episode's k-th step from its (k-1)-th
+        rows = order[bounds[k]:bounds[k + 1]]
+        setpoint[rows] = next_setpoint(setpoint[rows - 1], tcp[rows - 1], action[rows - 1], CONTROL)
+    return torch.as_tensor(scaled_lead(setpoint, tcp), dtype=torch.float32)
 
 
 def teacher_windows(data: WindowDataset, chunk: int) -> np.ndarray:
@@ -83,15 +110,17 @@ def train(args: argparse.Namespace) -> None:
     train_ids = np.array([i for i in train_ids if i in usable])
     val_ids = np.array([i for i in val_ids if i in usable])
     log.info("%d teacher windows for training, %d for validation (of %d)", len(train_ids), len(val_ids), len(data))
-    ddpm = ChunkDDPM(feature_dim(model, args.raw_obs), args.chunk, model.spec, tuple(args.hidden),
-                     args.diffusion_steps)
+    leads = setpoint_leads(data) if args.setpoint_lead else None
+    ddpm = ChunkDDPM(feature_dim(model, args.raw_obs, args.setpoint_lead), args.chunk, model.spec,
+                     tuple(args.hidden), args.diffusion_steps)
     optimizer = torch.optim.AdamW(ddpm.parameters(), lr=args.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, args.steps)
     rng = np.random.default_rng(args.seed)
 
     def loss_of(ids: np.ndarray) -> torch.Tensor:
         b = data.batch(ids)
-        cond = features(model, b["obs"], b["hist_proprio"], b["hist_action"], args.raw_obs)
+        lead = None if leads is None else leads[data.window_t[ids]]
+        cond = features(model, b["obs"], b["hist_proprio"], b["hist_action"], args.raw_obs, lead)
         return ddpm.chunk_loss(cond, b["actions"])
 
     start, history = time.perf_counter(), []
@@ -113,7 +142,7 @@ def train(args: argparse.Namespace) -> None:
     repo_path = lambda p: str(Path(p).resolve().relative_to(REPO))  # noqa: E731
     config = {"checkpoint": repo_path(args.checkpoint), "data": repo_path(args.data), "chunk": args.chunk,
               "action_steps": args.action_steps, "diffusion_steps": args.diffusion_steps, "hidden": args.hidden,
-              "raw_obs": args.raw_obs,
+              "raw_obs": args.raw_obs, "setpoint_lead": args.setpoint_lead,
               "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
               "train_windows": len(train_ids), "train_minutes": (time.perf_counter() - start) / 60,
               "losses": history}
@@ -122,22 +151,42 @@ def train(args: argparse.Namespace) -> None:
 
 class DiffusionHeadAgent(PolicyAgent):
     """Samples a chunk from the head, executes its first `action_steps` actions (clipped, recorded in the
-    history), then samples again. `bc_chunk` / `bc_action` give a fresh sample, as a BC head's proposal."""
+    history), then samples again. `bc_chunk` / `bc_action` give a fresh sample, as a BC head's proposal. With
+    `setpoint_lead` it tracks the controller's set-point from its executed commands (`next_setpoint`)."""
 
-    def __init__(self, model: WorldModel, ddpm: ChunkDDPM, action_steps: int, seed: int, raw_obs: bool = False):
+    def __init__(self, model: WorldModel, ddpm: ChunkDDPM, action_steps: int, seed: int, raw_obs: bool = False,
+                 setpoint_lead: bool = False):
         super().__init__(model)
         self.ddpm, self.action_steps, self.raw_obs = ddpm.eval(), action_steps, raw_obs
+        self.setpoint_lead = setpoint_lead
         self.generator = torch.Generator().manual_seed(seed)
         self.queue: deque = deque()
+        self.setpoint: np.ndarray | None = None
 
     def reset(self) -> None:
         super().reset()
         self.queue.clear()
+        self.setpoint = None
+
+    def condition(self, obs: dict[str, np.ndarray]):
+        """(model inputs, head features) for the current step."""
+        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
+        lead = None
+        if self.setpoint_lead:
+            tcp = np.asarray(obs[PROPRIO][TCP], np.float64)
+            self.setpoint = tcp.copy() if self.setpoint is None else self.setpoint
+            lead = torch.as_tensor(scaled_lead(self.setpoint, tcp), dtype=torch.float32).unsqueeze(0)
+        return (obs_t, hist_p, hist_a, command), features(self.model, obs_t, hist_p, hist_a, self.raw_obs, lead)
 
     def bc_chunk(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        obs_t, hist_p, hist_a, _ = self.model_inputs(obs)
-        return self.ddpm.sample_chunk(features(self.model, obs_t, hist_p, hist_a, self.raw_obs),
-                                      self.generator)[0].numpy()
+        return self.ddpm.sample_chunk(self.condition(obs)[1], self.generator)[0].numpy()
+
+    def execute(self, obs: dict[str, np.ndarray], action: np.ndarray) -> np.ndarray:
+        action = super().execute(obs, action)
+        if self.setpoint_lead:
+            tcp = np.asarray(obs[PROPRIO][TCP], np.float64)
+            self.setpoint = next_setpoint(tcp if self.setpoint is None else self.setpoint, tcp, action, CONTROL)
+        return action
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         if not self.queue:
@@ -150,16 +199,16 @@ class SelectingAgent(DiffusionHeadAgent):
     and executes the best one's first `action_steps` actions: the model chooses among the head's modes."""
 
     def __init__(self, model: WorldModel, ddpm: ChunkDDPM, action_steps: int, seed: int, raw_obs: bool,
-                 samples: int):
-        super().__init__(model, ddpm, action_steps, seed, raw_obs)
+                 setpoint_lead: bool, samples: int):
+        super().__init__(model, ddpm, action_steps, seed, raw_obs, setpoint_lead)
         if ddpm.chunk != model.cfg.horizon:
             raise SystemExit(f"--select scores chunks over the model's horizon T={model.cfg.horizon}; this head's "
                              f"chunk is {ddpm.chunk} (train one with --chunk {model.cfg.horizon})")
         self.samples, self.discount = samples, mppi_preset("paper-manipulation").discount
 
     def bc_chunk(self, obs: dict[str, np.ndarray]) -> np.ndarray:
-        obs_t, hist_p, hist_a, command = self.model_inputs(obs)
-        cond = features(self.model, obs_t, hist_p, hist_a, self.raw_obs).expand(self.samples, -1)
+        (obs_t, hist_p, hist_a, command), cond = self.condition(obs)
+        cond = cond.expand(self.samples, -1)
         chunks = self.ddpm.sample_chunk(cond, self.generator)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         returns = self.model.plan_returns_n(ctx, self.model.normalizer.normalize(ACTION, chunks), self.discount)
@@ -169,16 +218,18 @@ class SelectingAgent(DiffusionHeadAgent):
 def head_agent(config: dict, model: WorldModel, ddpm: ChunkDDPM, seed: int, action_steps: int = 0,
                select: int = 0) -> DiffusionHeadAgent:
     """The head alone (`select` 0) or choosing among `select` samples; `action_steps` 0: the trained value."""
-    steps, raw_obs = action_steps or config["action_steps"], config.get("raw_obs", False)
+    steps, raw_obs, lead = action_steps or config["action_steps"], config.get("raw_obs", False), \
+        config.get("setpoint_lead", False)
     if select:
-        return SelectingAgent(model, ddpm, steps, seed, raw_obs, select)
-    return DiffusionHeadAgent(model, ddpm, steps, seed, raw_obs)
+        return SelectingAgent(model, ddpm, steps, seed, raw_obs, lead, select)
+    return DiffusionHeadAgent(model, ddpm, steps, seed, raw_obs, lead)
 
 
 def load_head(out: Path) -> tuple[dict, WorldModel, ChunkDDPM]:
     config = json.loads((out / "config.json").read_text())
     model = load_model(REPO / config["checkpoint"]).eval()
-    ddpm = ChunkDDPM(feature_dim(model, config.get("raw_obs", False)), config["chunk"], model.spec,
+    ddpm = ChunkDDPM(feature_dim(model, config.get("raw_obs", False), config.get("setpoint_lead", False)),
+                     config["chunk"], model.spec,
                      tuple(config["hidden"]),
                      config["diffusion_steps"])
     ddpm.load_state_dict(load_file(str(out / "ddpm.safetensors")))
@@ -200,7 +251,7 @@ def evaluate(args: argparse.Namespace) -> None:
     if args.records and not marker.exists():
         result, config = json.loads(result_path.read_text()), json.loads((out / "config.json").read_text())
         emit({"head": "diffusion", "checkpoint": config["checkpoint"], "chunk": config["chunk"],
-              "raw_obs": config.get("raw_obs", False),
+              "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
               "action_steps": action_steps, "select": args.select, "diffusion_steps": config["diffusion_steps"],
               "train_steps": config["steps"], "domain": args.domain, "grid": "narrow", "seed": args.seed,
               "trials": args.trials, "success": result["grids"]["narrow"]["success_rate"]}, args.records)
@@ -216,7 +267,8 @@ def stages(args: argparse.Namespace) -> None:
     rows = staged_rollouts(task, args.domain, None, agent, "narrow", args.trials, args.seed)
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": task.spec.name, "checkpoint": config["checkpoint"], "agent": f"diffusion head ({args.out})",
-          "raw_obs": config.get("raw_obs", False), "action_steps": action_steps, "select": args.select,
+          "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
+          "action_steps": action_steps, "select": args.select,
           "grid": "narrow", "domain": args.domain, "seed": args.seed, "trials": args.trials,
           "mean": stage_means(rows), "closest_held_lateral_mm": closest, "episodes": rows},
          args.records)
@@ -237,6 +289,7 @@ def main() -> None:
     tr.add_argument("--lr", type=float, default=3e-4)
     tr.add_argument("--log-every", type=int, default=1000)
     tr.add_argument("--raw-obs", action="store_true", help="condition on the normalised observation too")
+    tr.add_argument("--setpoint-lead", action="store_true", help="condition on the set-point's lead over the TCP")
     ev = sub.add_parser("evaluate")
     st = sub.add_parser("stages")
     for p, trials, seed in ((ev, 40, 1), (st, 20, 0)):

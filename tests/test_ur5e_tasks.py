@@ -10,9 +10,13 @@ import numpy as np
 import pytest
 
 from simdist.tasks import PROPRIO_KEY, get_task
+from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_PROPRIO
+from simdist.tasks.table_leg.layout import PROPRIO as LEG_PROPRIO
+from simdist.tasks.ur5e.env import next_setpoint
 from simdist.tasks.ur5e.rollout import run_episode
 
 TASKS = ("peg-insertion", "table-leg")
+PROPRIO_LAYOUTS = {"peg-insertion": PEG_PROPRIO, "table-leg": LEG_PROPRIO}
 
 
 @pytest.fixture(scope="module", params=TASKS)
@@ -83,6 +87,20 @@ def test_action_bounds(task):
     assert np.allclose(envs[0].data.qpos, envs[1].data.qpos)
     with pytest.raises(ValueError, match="NaN"):
         envs[0].step(np.array([np.nan, 0, 0, 0, 0, 0, 0]))
+
+
+def test_setpoint_replays_from_observed_tcp_and_commands(task):
+    """`next_setpoint` from the reset TCP, the observed TCP and the commanded actions is the controller's set-point,
+    so an agent can track it without privileged state (pressing: the lead limit binds)."""
+    env, rng = task.make_env("sim", seed=0), np.random.default_rng(0)
+    obs, _ = env.reset(seed=2)
+    tcp = lambda o: PROPRIO_LAYOUTS[task.spec.name].get(o[PROPRIO_KEY], "tcp_pos")  # noqa: E731
+    setpoint = tcp(obs).astype(np.float64)
+    for step in range(30):
+        action = rng.uniform(-1.5, 1.5, task.spec.action_dim) if step % 3 else np.array([0, 0, -1.0, 0, 0, 0, 0])
+        setpoint = next_setpoint(setpoint, tcp(obs), np.clip(action, -1, 1), env.control)
+        obs, *_ = env.step(action)
+        assert np.allclose(setpoint, env.setpoint_pos, atol=1e-6)
 
 
 def test_expert_succeeds_in_sim(task, sim_env):

@@ -40,6 +40,17 @@ GRIPPER_CLOSE, GRIPPER_OPEN = 1.0, -1.0  # finger motor commands
 PERCEIVED_OBJECTS = 2  # the part and the hole each get a per-episode perception bias
 
 
+def next_setpoint(setpoint_pos: np.ndarray, tcp_pos: np.ndarray, action: np.ndarray,
+                  control: ControlConfig) -> np.ndarray:
+    """The Cartesian set-point after a (clipped) action: moved by up to `max_translation_m` per axis, held within
+    `max_setpoint_lead_m` of the measured TCP (anti-windup), then within the workspace. Also on (..., 3) batches:
+    the set-point is the controller's own state, so a robot-side agent can track it from its commands."""
+    target = setpoint_pos + action[..., :3] * control.max_translation_m
+    lead = control.max_setpoint_lead_m
+    target = tcp_pos + np.clip(target - tcp_pos, -lead, lead)
+    return np.clip(target, control.workspace_low, control.workspace_high)
+
+
 def yaw_quat(yaw: float) -> list[float]:
     """MuJoCo (w, x, y, z) quaternion of a rotation by ``yaw`` about the world z axis."""
     return [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
@@ -207,10 +218,7 @@ class UR5eEnv(gym.Env):
     # ------------------------------------------------------------------------------------------------ internals
     def _move_setpoint(self, action: np.ndarray) -> None:
         c = self.control
-        tcp_pos = self.data.site_xpos[self.tcp_site]
-        target = self.setpoint_pos + action[:3] * c.max_translation_m
-        target = tcp_pos + np.clip(target - tcp_pos, -c.max_setpoint_lead_m, c.max_setpoint_lead_m)
-        self.setpoint_pos = np.clip(target, c.workspace_low, c.workspace_high)
+        self.setpoint_pos = next_setpoint(self.setpoint_pos, self.data.site_xpos[self.tcp_site], action, c)
         rot = rotvec_to_matrix(action[3:6] * c.max_rotation_rad) @ self.setpoint_rot
         tcp_rot = self.data.site_xmat[self.tcp_site].reshape(3, 3)
         lead = rotation_error(rot, tcp_rot)
