@@ -2,6 +2,8 @@
 
     python benchmarks/bc_head_refit.py --checkpoint checkpoints/quadruped-cpu --data runs/quadruped_data_v2 \
         --out runs/q_bc_wide --steps 4000 --model-set policy_ffn_dim=256
+    python benchmarks/bc_head_refit.py --checkpoint runs/peg_teacher --data runs/peg_teacher_data \
+        --out runs/peg_teacher_tail --steps 4000 --preset paper-manipulation --tail-windows
 
 Every parameter outside the policy group is copied from the checkpoint and frozen; the policy group is copied too
 when its shapes are unchanged (`--reinit` starts it afresh), then trained on the BC term of Eq. 2 alone. This
@@ -47,15 +49,18 @@ def main() -> None:
     p.add_argument("--preset", default="quadruped-cpu", help="training preset for batch size and learning rate")
     p.add_argument("--model-set", action="append", default=[], help="ModelConfig FIELD=VALUE for the new head")
     p.add_argument("--reinit", action="store_true", help="start the policy head afresh even if its shape is kept")
+    p.add_argument("--tail-windows", action="store_true",
+                   help="also start windows in each episode's last T steps (TrainConfig.tail_windows)")
     args = p.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.manual_seed(0)
     model = widened(load_model(args.checkpoint), parse_overrides(ModelConfig, args.model_set), args.reinit)
     params = set_trainable(model, ("policy",))
     cfg = train_preset(args.preset)
-    data = load_windows(args.data, model.cfg, torch.device("cpu"))
+    data = load_windows(args.data, model.cfg, torch.device("cpu"), args.tail_windows)
     weights = LossConfig(latent=0.0, reward=0.0, value=0.0, bc=cfg.loss.bc)
-    extra = {"stage": "bc-refit", "refit_from": args.checkpoint, "data": args.data, "steps": args.steps}
+    extra = {"stage": "bc-refit", "refit_from": args.checkpoint, "data": args.data, "steps": args.steps,
+             "tail_windows": args.tail_windows}
     result = _loop(model, params, data, Path(args.out), steps=args.steps, batch_size=cfg.batch_size, lr=cfg.lr,
                    lr_end=cfg.lr_end, warmup=min(cfg.warmup_steps, args.steps // 10), decay_steps=args.steps,
                    val_fraction=cfg.val_fraction, val_every=max(1, args.steps // 4), checkpoint_every=args.steps,

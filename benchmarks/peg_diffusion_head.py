@@ -95,16 +95,20 @@ def setpoint_leads(data: WindowDataset) -> torch.Tensor:
 
 
 def teacher_windows(data: WindowDataset, chunk: int) -> np.ndarray:
-    """Windows whose `chunk` actions are all the uncorrupted teacher's."""
+    """Windows whose `chunk` actions (those before the episode's end, with tail windows) are all the uncorrupted
+    teacher's."""
     flags = np.concatenate([[0.0], np.cumsum(data.expert.cpu().numpy())])
     t = data.window_t
-    return np.flatnonzero(flags[t + chunk] - flags[t] == chunk)
+    stop = np.minimum(t + chunk, data.episode_end.cpu().numpy()[t])
+    return np.flatnonzero(flags[stop] - flags[t] == stop - t)
 
 
 def train(args: argparse.Namespace) -> None:
     torch.manual_seed(args.seed)
     model = load_model(args.checkpoint).eval()
-    data = WindowDataset.from_dir(args.data, model.cfg.history, args.chunk)
+    # tail windows: an episode ends at success, so without them no window starts in the last `chunk` steps, the
+    # push that seats the peg (the chunk repeats the last action past the end, as the baseline's ChunkDataset)
+    data = WindowDataset.from_dir(args.data, model.cfg.history, args.chunk, tail_windows=args.tail_windows)
     train_ids, val_ids = data.split(VAL_FRACTION, seed=args.seed)
     usable = set(teacher_windows(data, args.chunk).tolist())
     train_ids = np.array([i for i in train_ids if i in usable])
@@ -142,7 +146,7 @@ def train(args: argparse.Namespace) -> None:
     repo_path = lambda p: str(Path(p).resolve().relative_to(REPO))  # noqa: E731
     config = {"checkpoint": repo_path(args.checkpoint), "data": repo_path(args.data), "chunk": args.chunk,
               "action_steps": args.action_steps, "diffusion_steps": args.diffusion_steps, "hidden": args.hidden,
-              "raw_obs": args.raw_obs, "setpoint_lead": args.setpoint_lead,
+              "raw_obs": args.raw_obs, "setpoint_lead": args.setpoint_lead, "tail_windows": args.tail_windows,
               "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
               "train_windows": len(train_ids), "train_minutes": (time.perf_counter() - start) / 60,
               "losses": history}
@@ -252,8 +256,10 @@ def evaluate(args: argparse.Namespace) -> None:
         result, config = json.loads(result_path.read_text()), json.loads((out / "config.json").read_text())
         emit({"head": "diffusion", "checkpoint": config["checkpoint"], "chunk": config["chunk"],
               "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
+              "tail_windows": config.get("tail_windows", False),
               "action_steps": action_steps, "select": args.select, "diffusion_steps": config["diffusion_steps"],
-              "train_steps": config["steps"], "domain": args.domain, "grid": "narrow", "seed": args.seed,
+              "train_steps": config["steps"], "train_seed": config["seed"], "domain": args.domain, "grid": "narrow",
+              "seed": args.seed,
               "trials": args.trials, "success": result["grids"]["narrow"]["success_rate"]}, args.records)
         marker.touch()
 
@@ -268,7 +274,7 @@ def stages(args: argparse.Namespace) -> None:
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": task.spec.name, "checkpoint": config["checkpoint"], "agent": f"diffusion head ({args.out})",
           "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
-          "action_steps": action_steps, "select": args.select,
+          "tail_windows": config.get("tail_windows", False), "action_steps": action_steps, "select": args.select,
           "grid": "narrow", "domain": args.domain, "seed": args.seed, "trials": args.trials,
           "mean": stage_means(rows), "closest_held_lateral_mm": closest, "episodes": rows},
          args.records)
@@ -290,6 +296,7 @@ def main() -> None:
     tr.add_argument("--log-every", type=int, default=1000)
     tr.add_argument("--raw-obs", action="store_true", help="condition on the normalised observation too")
     tr.add_argument("--setpoint-lead", action="store_true", help="condition on the set-point's lead over the TCP")
+    tr.add_argument("--tail-windows", action="store_true", help="also train on windows in each episode's last steps")
     ev = sub.add_parser("evaluate")
     st = sub.add_parser("stages")
     for p, trials, seed in ((ev, 40, 1), (st, 20, 0)):

@@ -15,12 +15,15 @@ ACTION_STEPS=${ACTION_STEPS:-2}
 OUT=${OUT:-$R/peg_diffusion_head}
 RAW_OBS=${RAW_OBS:-0}  # 1: condition on the normalised observation too, not only on the latent
 SETPOINT_LEAD=${SETPOINT_LEAD:-0}  # 1: condition on the controller set-point's lead over the TCP
+TAIL=${TAIL:-0}  # 1: also train on windows that start in each episode's last CHUNK steps
+SEED=${SEED:-0}  # the head's training seed (the evaluation keeps seed 1 and the stages seed 0)
 script=benchmarks/peg_diffusion_head.py
 results=benchmarks/results
 if [ ! -f "$OUT/ddpm.safetensors" ]; then
   OMP_NUM_THREADS=2 python $script train --checkpoint "$MODEL" --data "$DATA" --out "$OUT" --steps "$STEPS" \
-    --chunk "$CHUNK" --action-steps "$ACTION_STEPS" --log-every 5000 \
-    $([ "$RAW_OBS" = 1 ] && echo --raw-obs) $([ "$SETPOINT_LEAD" = 1 ] && echo --setpoint-lead)
+    --chunk "$CHUNK" --action-steps "$ACTION_STEPS" --log-every 5000 --seed "$SEED" \
+    $([ "$RAW_OBS" = 1 ] && echo --raw-obs) $([ "$SETPOINT_LEAD" = 1 ] && echo --setpoint-lead) \
+    $([ "$TAIL" = 1 ] && echo --tail-windows)
 fi
 for domain in sim real; do
   OMP_NUM_THREADS=1 python $script evaluate --out "$OUT" --domain $domain --records $results/peg_diffusion_head.jsonl &
