@@ -9,6 +9,12 @@ chunk is the uncorrupted teacher's (the BC loss's expert mask). The model is unt
 a chunk, executes its first `--action-steps` actions and samples again (receding horizon), and is evaluated alone on
 `--trials` Narrow trials per domain (seed 1: the protocol of benchmarks/peg_perceiving_teacher.sh).
 
+Options (docs/results/peg-insertion.md, session 42): `--tail-windows` also trains on windows in each episode's last
+steps (an episode ends when the peg seats, so otherwise no window starts at the seating push: 0.05 -> 0.33 in `sim`);
+`--setpoint-lead` adds the controller set-point's lead over the TCP, replayed from the commands (`next_setpoint`);
+`--raw-obs` adds the normalised observation; `evaluate --select N` executes the best of N sampled chunks by the
+world model's return (Σ γ^k r̂ + γ^T v̂).
+
     python benchmarks/peg_diffusion_head.py train --checkpoint runs/peg_teacher --data runs/peg_teacher_data \
         --out runs/peg_diffusion_head [--steps 30000]
     python benchmarks/peg_diffusion_head.py evaluate --out runs/peg_diffusion_head --domain sim \
