@@ -8,7 +8,8 @@ axis; inserting), it prints the quantiles (10, 50, 90 %) of the teacher's and th
 mm, how often the teacher's vertical direction flips from one step to the next, how often the head moves vertically
 the teacher's way where the teacher moves more than 0.5 mm, and the share of steps each closes the gripper (teacher)
 or commands more than 0 (head). A teacher taking a noisy either/or choice shows a wide spread
-and frequent flips; a head averaging it sits between the modes.
+and frequent flips; a head averaging it sits between the modes. `seating_steps`: in each seated episode, the steps from
+the peg's last step above the mouth to the episode's end (BC windows without tail windows start T steps before it).
 
     python benchmarks/peg_teacher_choices.py --checkpoint runs/peg_teacher --episodes 20 [--perceive always|held] \
         [--domain sim|real] --out benchmarks/results/peg_teacher_choices.jsonl
@@ -83,16 +84,20 @@ def main() -> None:
     teacher = PerceivingPolicy(TEACHER, tap, args.perceive)
     rows: dict[str, list] = {}
     flips: dict[str, list] = {}
-    seated = []
+    seated, final_push = [], []
     for i, ic in enumerate(task.initial_conditions("narrow", args.episodes, seed=0)):
         teacher.reset(np.random.default_rng([0, i]))
         obs, _ = tap.reset(seed=i, options={"initial_condition": ic})
         agent.reset()
-        done, info, last = False, {}, None
+        done, info, last, steps, last_above = False, {}, None, 0, 0
         while not done:
             privileged = tap.env.oracle_privileged_state()
             label, head = teacher.act(privileged), agent.bc_action(obs)
-            name = phase(PegState.from_privileged(privileged))
+            state = PegState.from_privileged(privileged)
+            name = phase(state)
+            if state.peg_bottom_z > state.hole_pos[2]:
+                last_above = steps
+            steps += 1
             if name:
                 rows.setdefault(name, []).append((label, head))
                 if last is not None and last[0] == name:
@@ -102,11 +107,14 @@ def main() -> None:
             obs, _, terminated, truncated, info = tap.step(label)
             done = terminated or truncated
         seated.append(bool(info.get("success")))
+        if seated[-1]:  # steps from the peg's last step above the mouth to the end (the episode ends as it seats)
+            final_push.append(steps - last_above)
     phases = {name: summary(*(np.asarray(x) for x in zip(*pairs)), flips.get(name, []))
               for name, pairs in rows.items()}
     emit({"checkpoint": checkpoint, **({"diffusion_head": args.diffusion_head} if args.diffusion_head else {}),
           "perceive": args.perceive, "domain": args.domain, "grid": "narrow",
-          "episodes": args.episodes, "teacher_success": float(np.mean(seated)), "phases": phases}, args.out)
+          "episodes": args.episodes, "teacher_success": float(np.mean(seated)),
+          "seating_steps": final_push, "phases": phases}, args.out)
 
 
 if __name__ == "__main__":
