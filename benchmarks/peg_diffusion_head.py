@@ -250,11 +250,12 @@ def evaluate(args: argparse.Namespace) -> None:
     out = Path(args.out)
     action_steps = args.action_steps or json.loads((out / "config.json").read_text())["action_steps"]
     select = f"_n{args.select}" if args.select else ""
-    result_path = out / f"eval_{args.domain}_a{action_steps}{select}_s{args.seed}.json"
+    grid = "" if args.grid == "narrow" else f"_{args.grid}"  # Narrow's files keep their first names
+    result_path = out / f"eval_{args.domain}{grid}_a{action_steps}{select}_s{args.seed}.json"
     if not result_path.exists():
         config, model, ddpm = load_head(out)
         make_agent = lambda env: head_agent(config, model, ddpm, args.seed, action_steps, args.select)  # noqa: E731
-        result = evaluate_grids(get_task("peg-insertion"), make_agent, args.domain, ("narrow",), args.trials,
+        result = evaluate_grids(get_task("peg-insertion"), make_agent, args.domain, (args.grid,), args.trials,
                                 seed=args.seed, progress=True)
         result_path.write_text(json.dumps(result, indent=1))
     marker = result_path.with_suffix(".recorded")
@@ -264,9 +265,9 @@ def evaluate(args: argparse.Namespace) -> None:
               "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
               "tail_windows": config.get("tail_windows", False),
               "action_steps": action_steps, "select": args.select, "diffusion_steps": config["diffusion_steps"],
-              "train_steps": config["steps"], "train_seed": config["seed"], "domain": args.domain, "grid": "narrow",
+              "train_steps": config["steps"], "train_seed": config["seed"], "domain": args.domain, "grid": args.grid,
               "seed": args.seed,
-              "trials": args.trials, "success": result["grids"]["narrow"]["success_rate"]}, args.records)
+              "trials": args.trials, "success": result["grids"][args.grid]["success_rate"]}, args.records)
         marker.touch()
 
 
@@ -276,12 +277,12 @@ def stages(args: argparse.Namespace) -> None:
     action_steps = args.action_steps or config["action_steps"]
     task = get_task("peg-insertion")
     agent = head_agent(config, model, ddpm, args.seed, action_steps, args.select)
-    rows = staged_rollouts(task, args.domain, None, agent, "narrow", args.trials, args.seed)
+    rows = staged_rollouts(task, args.domain, None, agent, args.grid, args.trials, args.seed)
     closest = [r["closest_held"]["lateral_mm"] for r in rows if r["closest_held"] is not None]
     emit({"task": task.spec.name, "checkpoint": config["checkpoint"], "agent": f"diffusion head ({args.out})",
           "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
           "tail_windows": config.get("tail_windows", False), "action_steps": action_steps, "select": args.select,
-          "grid": "narrow", "domain": args.domain, "seed": args.seed, "trials": args.trials,
+          "grid": args.grid, "domain": args.domain, "seed": args.seed, "trials": args.trials,
           "mean": stage_means(rows), "closest_held_lateral_mm": closest, "episodes": rows},
          args.records)
 
@@ -307,6 +308,7 @@ def main() -> None:
     st = sub.add_parser("stages")
     for p, trials, seed in ((ev, 40, 1), (st, 20, 0)):
         p.add_argument("--domain", choices=("sim", "real"), required=True)
+        p.add_argument("--grid", choices=("narrow", "wide"), default="narrow")
         p.add_argument("--trials", type=int, default=trials)
         p.add_argument("--action-steps", type=int, default=0, help="0: the trained value")
         p.add_argument("--records")
