@@ -141,7 +141,7 @@ def train(args: argparse.Namespace) -> None:
         optimizer.step()
         schedule.step()
         if step % args.log_every == 0 or step == args.steps:
-            with torch.no_grad():
+            with torch.no_grad(), torch.random.fork_rng():  # the training draws continue undisturbed
                 torch.manual_seed(0)  # the same diffusion steps and noise for every validation
                 val = float(loss_of(val_ids[:4096]))
             history.append({"step": step, "train_loss": loss.item(), "val_loss": val})
