@@ -116,9 +116,8 @@ def train(args: argparse.Namespace) -> None:
     # push that seats the peg (the chunk repeats the last action past the end, as the baseline's ChunkDataset)
     data = WindowDataset.from_dir(args.data, model.cfg.history, args.chunk, tail_windows=args.tail_windows)
     train_ids, val_ids = data.split(VAL_FRACTION, seed=args.seed)
-    usable = set(teacher_windows(data, args.chunk).tolist())
-    train_ids = np.array([i for i in train_ids if i in usable])
-    val_ids = np.array([i for i in val_ids if i in usable])
+    usable = teacher_windows(data, args.chunk)
+    train_ids, val_ids = train_ids[np.isin(train_ids, usable)], val_ids[np.isin(val_ids, usable)]
     log.info("%d teacher windows for training, %d for validation (of %d)", len(train_ids), len(val_ids), len(data))
     leads = setpoint_leads(data) if args.setpoint_lead else None
     ddpm = ChunkDDPM(feature_dim(model, args.raw_obs, args.setpoint_lead), args.chunk, model.spec,

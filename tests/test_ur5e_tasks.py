@@ -12,7 +12,7 @@ import pytest
 from simdist.tasks import PROPRIO_KEY, get_task
 from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_PROPRIO
 from simdist.tasks.table_leg.layout import PROPRIO as LEG_PROPRIO
-from simdist.tasks.ur5e.env import next_setpoint
+from simdist.tasks.ur5e.env import ControlConfig, next_setpoint
 from simdist.tasks.ur5e.rollout import run_episode
 
 TASKS = ("peg-insertion", "table-leg")
@@ -89,18 +89,31 @@ def test_action_bounds(task):
         envs[0].step(np.array([np.nan, 0, 0, 0, 0, 0, 0]))
 
 
+def test_next_setpoint_limits_the_lead_and_the_workspace():
+    c = ControlConfig()
+    tcp = np.array([0.4, 0.0, 0.2])
+    full = np.array([1.0, -1.0, 0.25, 0, 0, 0, 0])  # 40 mm moves exceed the 20 mm lead; 10 mm does not
+    assert np.allclose(next_setpoint(tcp, tcp, full, c) - tcp, [c.max_setpoint_lead_m, -c.max_setpoint_lead_m, 0.01])
+    low = np.array([0.4, 0.0, c.workspace_low[2] + 0.005])
+    assert next_setpoint(low, low, np.array([0, 0, -1.0, 0, 0, 0, 0]), c)[2] == c.workspace_low[2]
+    batch = next_setpoint(np.stack([tcp, low]), np.stack([tcp, low]), np.stack([full, full]), c)
+    assert batch.shape == (2, 3) and np.allclose(batch[0], next_setpoint(tcp, tcp, full, c))
+
+
 def test_setpoint_replays_from_observed_tcp_and_commands(task):
     """`next_setpoint` from the reset TCP, the observed TCP and the commanded actions is the controller's set-point,
-    so an agent can track it without privileged state (pressing: the lead limit binds)."""
+    so an agent can track it without privileged state, also while the lead limit binds (pressing)."""
     env, rng = task.make_env("sim", seed=0), np.random.default_rng(0)
     obs, _ = env.reset(seed=2)
     tcp = lambda o: PROPRIO_LAYOUTS[task.spec.name].get(o[PROPRIO_KEY], "tcp_pos")  # noqa: E731
-    setpoint = tcp(obs).astype(np.float64)
+    setpoint, leads = tcp(obs).astype(np.float64), []
     for step in range(30):
         action = rng.uniform(-1.5, 1.5, task.spec.action_dim) if step % 3 else np.array([0, 0, -1.0, 0, 0, 0, 0])
         setpoint = next_setpoint(setpoint, tcp(obs), np.clip(action, -1, 1), env.control)
+        leads.append(np.abs(setpoint - tcp(obs)).max())
         obs, *_ = env.step(action)
         assert np.allclose(setpoint, env.setpoint_pos, atol=1e-6)
+    assert max(leads) == pytest.approx(env.control.max_setpoint_lead_m)
 
 
 def test_expert_succeeds_in_sim(task, sim_env):
