@@ -9,7 +9,7 @@ import logging
 import sys
 
 from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
-                              cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_tasks)
+                              cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
 # light: dataclasses only (the parser reads their defaults and preset names)
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
 
@@ -117,6 +117,19 @@ def build_parser() -> argparse.ArgumentParser:
                     "gap back to sim (simdist.tasks.gaps)")
     sp.add_argument("--out", metavar="FILE", help="write the result here (default: CHECKPOINT/eval_info.json, "
                     "replaced by each evaluation)")
+    sp = add("select", cmd_select, "evaluate a run's kept checkpoints on the same trials and name the best "
+             "(closed-loop success can swing between checkpoints whose losses barely differ)")
+    sp.add_argument("task")
+    sp.add_argument("checkpoints", nargs="+", help="runs (their step_NNNNNN checkpoints) or checkpoints")
+    sp.add_argument("--domain", default="sim", choices=("sim", "real"),
+                    help="sim (default); in real every trial is robot time")
+    sp.add_argument("--grid", default="all")
+    sp.add_argument("--trials", type=int, default=20)
+    sp.add_argument("--agent", choices=("mppi", "policy"), default="policy",
+                    help="the BC head alone (default, fast) or the planner")
+    sp.add_argument("--mppi", default="cpu", help="MPPI preset (--agent mppi)")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--out", metavar="FILE", help="also write the result here")
     expert = sub.add_parser("expert", help="privileged expert commands")
     expert = expert.add_subparsers(dest="expert_cmd", required=True)
     sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")

@@ -128,6 +128,24 @@ def _evaluation_file(checkpoint: str, out: str | None) -> Path:
     return target
 
 
+def cmd_select(args) -> dict:
+    from simdist.data.episodes import atomic_write_text
+    from simdist.eval.selection import select_checkpoint
+    from simdist.planning.agent import MPPIAgent, PolicyAgent
+
+    task = _task(args.task)
+    target = _evaluation_file("", args.out) if args.out else None  # refused now if unwritable, not after the trials
+    planner = task_planner(task, args.mppi) if args.agent == "mppi" else None  # a bad preset fails before any trial
+    make_agent = PolicyAgent if planner is None else (lambda model: MPPIAgent(model, planner))
+    out = select_checkpoint(task, args.checkpoints, make_agent, args.domain,
+                            task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed,
+                            progress=not args.quiet)
+    out["agent"] = args.agent
+    if target is not None:
+        atomic_write_text(target, json.dumps(out, indent=2))
+    return out
+
+
 def cmd_expert_eval(args) -> dict:
     from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
 
