@@ -121,3 +121,23 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
     with pytest.raises(Exception, match="init_sdt"):
         run_pipeline("pendulum", "cpu", tmp_path / "bad", progress=False, sizing=sizing)
     assert not (tmp_path / "bad").exists()
+
+
+def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
+    from simdist.pipeline import SELECTION_SEED, SIM_EVAL_SEED, PipelineConfig
+
+    sizing = PipelineConfig(episodes=6, workers=1, pretrain_steps=4, rounds=1, episodes_per_round=1,
+                            sim_eval_trials=1, mppi="cpu", finetune_steps=2, select_checkpoints=2)
+    summary = run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, sizing=sizing)
+    selection = json.loads((tmp_path / "run" / "selection.json").read_text())
+    kept = sorted(p.name for p in (tmp_path / "run" / "pretrained").glob("step_*"))
+    assert kept == ["step_000001", "step_000002", "step_000003", "step_000004"]  # a checkpoint every steps // 4
+    assert [c["checkpoint"].rsplit("/", 1)[-1] for c in selection["candidates"]] == kept[-2:]
+    assert selection["seed"] == SELECTION_SEED != SIM_EVAL_SEED  # not the reported evaluation's trials
+    assert summary["world_model"] == selection["best"] == summary["checkpoint_selection"]["best"]
+    adapted = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
+    assert adapted["pretrained"] == selection["best"]  # Alg. 1 starts from the chosen checkpoint
+    with pytest.raises(ValueError, match="simdist select"):  # a given checkpoint is not this run's to choose among
+        run_pipeline("pendulum", "cpu", tmp_path / "other", progress=False, video=False, sizing=sizing,
+                     checkpoint=selection["best"])
+    assert not (tmp_path / "other").exists()

@@ -193,14 +193,15 @@ def cmd_run(args) -> dict:
     from simdist.train import plan_device
 
     device, sizing = plan_device(args.plan_device), None
-    if args.mppi or args.grid or args.mppi_set or args.finetune_steps or args.rounds:
+    if args.mppi or args.grid or args.mppi_set or args.finetune_steps or args.rounds or args.select_checkpoints:
         from simdist.config import replace
         base = PIPELINE_PRESETS.get(args.preset)
         if base is None:
             raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
         sizing = replace(base, mppi=args.mppi or base.mppi, grids=tuple(args.grid) if args.grid else base.grids,
                          mppi_set=tuple(args.mppi_set or base.mppi_set),
-                         finetune_steps=args.finetune_steps or base.finetune_steps, rounds=args.rounds or base.rounds)
+                         finetune_steps=args.finetune_steps or base.finetune_steps, rounds=args.rounds or base.rounds,
+                         select_checkpoints=args.select_checkpoints or base.select_checkpoints)
     return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
                         train_expert=args.train_expert, expert_budget=args.expert_budget, checkpoint=args.checkpoint,
                         sizing=sizing, planner_device=device)

@@ -44,6 +44,10 @@ class PipelineConfig:
     mppi_set: tuple[str, ...] = ()  # FIELD=VALUE overrides of that preset, e.g. ("init_std=0.1",)
     finetune_steps: int | None = None  # None: the finetune preset's
     video_seconds: float = VideoConfig().max_seconds  # robot time filmed per stage
+    # > 0: keep every pretraining checkpoint and deploy the best of the last N by the BC head's `sim` success
+    # (simdist.eval.selection), on trials of their own seed; 0: the last. Closed-loop success can swing between
+    # checkpoints whose losses barely differ (Peg Insertion: 0-0.5 within 1,000 steps; docs/results/peg-insertion.md).
+    select_checkpoints: int = 0
 
 
 PIPELINE_PRESETS = {
@@ -58,6 +62,7 @@ PIPELINE_PRESETS = {
 # one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the finetuning's simulation
 # replay. The planner is the one that inserts with that model (docs/results/peg-insertion.md): the paper's sampler
 # held near the BC chunk.
+SIM_EVAL_SEED, SELECTION_SEED = 1, 2  # the selection's trials are not the reported evaluation's
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
                       sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
@@ -86,10 +91,23 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
         for grid in grids:
-            res = rollout(task, task.make_env("sim", seed=1), MPPIAgent(model, planner),
-                          task.initial_conditions(grid, trials, seed=1), progress=progress)
+            res = rollout(task, task.make_env("sim", seed=SIM_EVAL_SEED), MPPIAgent(model, planner),
+                          task.initial_conditions(grid, trials, seed=SIM_EVAL_SEED), progress=progress)
             per_grid[grid] = res.summary(task.spec.control_period_s)
         path.write_text(json.dumps(per_grid, indent=2))
+    return json.loads(path.read_text())
+
+
+def _selected_checkpoint(task, run_dir: Path, last: int, grids, trials: int, path: Path, progress: bool) -> dict:
+    """The best of the run's last `last` kept checkpoints by the BC head's `sim` success (kept in `path`)."""
+    if not path.exists():
+        from simdist.eval.selection import candidate_checkpoints, select_checkpoint
+        from simdist.planning.agent import PolicyAgent
+
+        candidates = candidate_checkpoints([run_dir])[-last:]
+        result = select_checkpoint(task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED,
+                                   progress=progress)
+        path.write_text(json.dumps(result, indent=2))
     return json.loads(path.read_text())
 
 
@@ -109,10 +127,13 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         from simdist.checkpoint import check_fits_task
 
         check_fits_task(checkpoint, task)  # before any work
+        if cfg.select_checkpoints:
+            raise ValueError("select_checkpoints chooses among the run's own pretraining checkpoints; to choose "
+                             "among a given run's, use `simdist select` and pass the best as the checkpoint")
     settings = {"task": task_name, "preset": preset, **asdict(cfg),
                 "checkpoint": str(checkpoint) if checkpoint else None}
     refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
-                          recorded_since=("mppi_set",))
+                          recorded_since=("mppi_set", "select_checkpoints"))
     model_name = model_preset_for(task, preset)  # a bad planner override is refused before any work
     planner = task_planner(task, cfg.mppi or model_name, cfg.mppi_set)
     finetune_cfg = finetune_preset(model_name)
@@ -131,11 +152,21 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
 
     model_dir = Path(checkpoint) if checkpoint is not None else out / "pretrained"
     train_cfg = train_preset(model_name)
-    if cfg.pretrain_steps:
-        train_cfg = replace(train_cfg, steps=cfg.pretrain_steps)
+    if cfg.pretrain_steps:  # as `simdist pretrain --steps`: at least four checkpoints over the run
+        train_cfg = replace(train_cfg, steps=cfg.pretrain_steps,
+                            checkpoint_every=min(train_cfg.checkpoint_every, max(1, cfg.pretrain_steps // 4)))
+    if cfg.select_checkpoints:
+        train_cfg = replace(train_cfg, keep_checkpoints=True)
     if checkpoint is None and not (model_dir / "pretrain_done").exists():
         pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
         (model_dir / "pretrain_done").write_text("ok\n")
+    selection = None
+    if cfg.select_checkpoints:
+        selection = _selected_checkpoint(task, model_dir, cfg.select_checkpoints, grids, cfg.sim_eval_trials,
+                                         out / "selection.json", progress)
+        model_dir = Path(selection["best"])
+        log.info("deploying %s: BC head success %.2f in sim (its candidates %.2f-%.2f)", model_dir,
+                 selection["best_success"], selection["success_min"], selection["success_max"])
 
     sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress,
                                planner_device)
@@ -155,6 +186,9 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         "sim_success": {g: v["success_rate"] for g, v in sim_eval.items()},
         "sim_dataset": {k: sim_stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate")},
     }
+    if selection is not None:
+        summary["checkpoint_selection"] = {k: selection[k] for k in ("best", "best_success", "success_min",
+                                                                     "success_max")}
     videos = None
     if video:
         videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grids[0],
