@@ -141,3 +141,5 @@ def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
         run_pipeline("pendulum", "cpu", tmp_path / "other", progress=False, video=False, sizing=sizing,
                      checkpoint=selection["best"])
     assert not (tmp_path / "other").exists()
+    with pytest.raises(ValueError, match="number of checkpoints"):
+        PipelineConfig(**{**sizing.__dict__, "select_checkpoints": -1})

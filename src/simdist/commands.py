@@ -134,7 +134,7 @@ def cmd_select(args) -> dict:
     from simdist.planning.agent import MPPIAgent, PolicyAgent
 
     task = _task(args.task)
-    target = _evaluation_file("", args.out) if args.out else None  # refused now if unwritable, not after the trials
+    target = _evaluation_file(args.checkpoints[0], args.out) if args.out else None  # refused before any trial
     planner = task_planner(task, args.mppi) if args.agent == "mppi" else None  # a bad preset fails before any trial
     make_agent = PolicyAgent if planner is None else (lambda model: MPPIAgent(model, planner))
     out = select_checkpoint(task, args.checkpoints, make_agent, args.domain,

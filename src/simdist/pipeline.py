@@ -49,6 +49,13 @@ class PipelineConfig:
     # checkpoints whose losses barely differ (Peg Insertion: 0-0.5 within 1,000 steps; docs/results/peg-insertion.md).
     select_checkpoints: int = 0
 
+    def __post_init__(self) -> None:
+        if self.select_checkpoints < 0:
+            raise ValueError("select_checkpoints is a number of checkpoints (0: the last), got "
+                             f"{self.select_checkpoints}")
+
+
+SIM_EVAL_SEED, SELECTION_SEED = 1, 2  # the selection's trials are not the reported evaluation's
 
 PIPELINE_PRESETS = {
     "cpu": PipelineConfig(episodes=500, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
@@ -62,7 +69,6 @@ PIPELINE_PRESETS = {
 # one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the finetuning's simulation
 # replay. The planner is the one that inserts with that model (docs/results/peg-insertion.md): the paper's sampler
 # held near the BC chunk.
-SIM_EVAL_SEED, SELECTION_SEED = 1, 2  # the selection's trials are not the reported evaluation's
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
                       sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
