@@ -2,7 +2,8 @@
 continuations, as a figure and a summary, from the committed record (none typed in).
 
 Writes docs/img/peg_checkpoint_swing.png (success vs step, `sim` and `real`, one line per continuation; the shipped
-model's head on the same 40 trials at step 0) and prints, over the runs without an EMA: the spread of success across
+model's head on the same 40 trials at step 0; the seed-0 line without tail windows also has the checkpoints every
+100 steps of the run stopped at 500, which shares its schedule and seed) and prints, over the runs without an EMA: the spread of success across
 checkpoints against the spread 40 trials alone would give, the `sim`/`real` correlation across checkpoints, and what
 choosing each run's checkpoint by `sim` success gives in `real`.
 
@@ -46,7 +47,9 @@ def runs() -> dict[tuple, dict[str, dict[int, float]]]:
 
 
 def summary(data: dict) -> dict:
-    raw = {k: v for k, v in data.items() if not k[2]}
+    """Over the runs without an EMA, at their 1,000-step checkpoints (the STOP=500 run's finer ones left out)."""
+    raw = {k: {d: {s: x for s, x in by_step.items() if s % 1000 == 0} for d, by_step in v.items()}
+           for k, v in data.items() if not k[2]}
     sims, reals, chosen, means = [], [], [], []
     for per_domain in raw.values():
         steps = sorted(set(per_domain["sim"]) & set(per_domain["real"]))  # a run still being evaluated: its pairs
