@@ -36,11 +36,12 @@ def shipped_head() -> dict[str, float]:
 
 
 def runs() -> dict[tuple, dict[str, dict[int, float]]]:
-    """(tail_windows, train_seed, ema_decay) -> domain -> step -> success, the head alone on Narrow."""
+    """(tail_windows, train_seed, ema_decay) -> domain -> step -> success, the head alone on Narrow, under the
+    preset's learning-rate schedule (the `LR=` runs are left out)."""
     out: dict[tuple, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for line in RECORD.read_text().splitlines():
         row = json.loads(line)
-        if row["agent"] == "policy" and row["grid"] == "narrow":
+        if row["agent"] == "policy" and row["grid"] == "narrow" and row.get("lr", "preset") == "preset":
             key = (row["tail_windows"], row["train_seed"], row.get("ema_decay", 0))
             out[key][row["domain"]][row["steps"]] = row["success"]
     return out

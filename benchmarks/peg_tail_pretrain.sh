@@ -8,7 +8,8 @@
 # the end, and the planner (`manipulation-prior`) on 40 Narrow trials per domain at the end (seed 1). About 15 min
 # of data on 2 cores, 6 min per 5,000-step continuation (2 threads, compiled), 9 min per planner pair (one thread each).
 # STOP / EVERY: stop the run at step STOP of the STEPS-step schedule, keeping a checkpoint every EVERY steps
-# (`STOP=500 EVERY=100`: how soon the continuation changes what the head does). PLANNER=0 skips the planner.
+# (`STOP=500 EVERY=100`: how soon the continuation changes what the head does). LR: a constant learning rate
+# instead of the preset's (warmup and decay from 2e-4 to 1e-4). PLANNER=0 skips the planner.
 # SEED: the continuation's training seed. EMA: an exponential moving average of the weights
 # (TrainConfig.ema_decay, e.g. 0.999; 0 off), which the saved and kept models then are. Resumable; records are
 # appended once. Records: benchmarks/results/peg_tail_pretrain.jsonl (figure and summary:
@@ -23,6 +24,10 @@ PLANNER=${PLANNER:-1}
 STOP=${STOP:-$STEPS}
 EVERY=${EVERY:-1000}
 PART=$([ "$STOP" = "$STEPS" ] && [ "$EVERY" = 1000 ] || echo "_to${STOP}_every$EVERY")
+LR=${LR:-}
+SCHEDULE=()
+[ -z "$LR" ] || { PART="${PART}_lr$LR";
+  SCHEDULE=(--train-set lr="$LR" --train-set lr_end="$LR" --train-set warmup_steps=0); }
 RECORDS=${RECORDS:-benchmarks/results/peg_tail_pretrain.jsonl}
 [ -f "$R/peg_data/stats.json" ] || { rm -rf "$R/peg_data";
   simdist generate peg-insertion --episodes 10000 --workers 2 --out "$R/peg_data" --quiet; }
@@ -34,8 +39,8 @@ evaluate() {  # model tail agent domain grid step
   python -c "import json
 d = json.load(open('$out'))
 print(json.dumps({'model': '$1', 'init_from': 'checkpoints/peg-insertion', 'tail_windows': bool($2),
-                  'steps': $6, 'schedule_steps': $STEPS, 'train_seed': $SEED, 'ema_decay': $EMA, 'agent': '$3',
-                  'domain': '$4', 'grid': '$5', 'seed': 1, 'trials': 40,
+                  'steps': $6, 'schedule_steps': $STEPS, 'train_seed': $SEED, 'ema_decay': $EMA,
+                  'lr': '${LR:-preset}', 'agent': '$3', 'domain': '$4', 'grid': '$5', 'seed': 1, 'trials': 40,
                   'success': d['grids']['$5']['success_rate']}))" >> "$RECORDS"
   touch "$out.recorded"
 }
@@ -46,7 +51,7 @@ for TAIL in $ARMS; do
       --steps "$STEPS" --init-from checkpoints/peg-insertion --train-set tail_windows=$([ "$TAIL" = 1 ] \
       && echo true || echo false) --train-set seed="$SEED" --train-set compile=true --train-set steps="$STOP" \
       --train-set checkpoint_every="$EVERY" --train-set keep_checkpoints=true --train-set ema_decay="$EMA" \
-      --quiet > "$OUT.log" 2>&1
+      "${SCHEDULE[@]}" --quiet > "$OUT.log" 2>&1
     touch "$OUT/.done"; }
   for CK in "$OUT"/step_*; do
     STEP=$((10#${CK##*step_}))
