@@ -1,11 +1,12 @@
 """Peg Insertion (session 43): the head's success at every kept checkpoint of benchmarks/peg_tail_pretrain.sh's
 continuations, as a figure and a summary, from the committed record (none typed in).
 
-Writes docs/img/peg_checkpoint_swing.png (success vs step, `sim` and `real`, one line per continuation; the shipped
-model's head on the same 40 trials at step 0; the seed-0 line without tail windows also has the checkpoints every
-100 steps of the run stopped at 500, which shares its schedule and seed) and prints, over the runs without an EMA: the spread of success across
-checkpoints against the spread 40 trials alone would give, the `sim`/`real` correlation across checkpoints, and what
-choosing each run's checkpoint by `sim` success gives in `real`.
+Writes docs/img/peg_checkpoint_swing.png (success vs step, `sim` and `real`, one line per continuation; the
+shipped model's head on the same 40 trials at step 0; the seed-0 line without tail windows also has the
+checkpoints every 100 steps of the run stopped at 500, which shares its schedule and seed) and prints, over the
+runs without an EMA: the spread of success across checkpoints against the spread 40 trials alone would give, the
+`sim`/`real` correlation across checkpoints, and what choosing each run's checkpoint by `sim` success gives in
+`real`.
 
     python benchmarks/peg_checkpoint_swing.py
 """
