@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Peg Insertion (session 43): which of Eq. 2's terms leads the shipped head away from seating? 100 steps at a
+# constant learning rate of 2e-6 from the shipped model (as `LR=2e-6 STOP=500 EVERY=100 ARMS=0 PLANNER=0 bash
+# benchmarks/peg_tail_pretrain.sh`, which takes 0.25 to 0.00 in `sim` after 100 steps), with the BC term alone and
+# with every term but BC (the head then learns nothing, but the latent it reads moves); each head alone on the same
+# 40 Narrow trials per domain (seed 1) via `simdist select`. Needs runs/peg_data (that script's first stage). About
+# 1 min per variant on 2 cores. Resumable; records are appended once.
+# Records: benchmarks/results/peg_perturbation_probe.jsonl.
+set -euo pipefail
+R=${R:-runs}
+RECORDS=${RECORDS:-benchmarks/results/peg_perturbation_probe.jsonl}
+probe() {  # name, then the --loss-set arguments
+  local out="$R/peg_probe_$1"; shift
+  [ -f "$out/.done" ] || { OMP_NUM_THREADS=2 simdist pretrain --data "$R/peg_data" --out "$out" \
+    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
+    --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 "$@" --quiet > "$out.log" 2>&1;
+    touch "$out/.done"; }
+  for DOMAIN in sim real; do
+    local result="$out/select_$DOMAIN.json"
+    [ -f "$result" ] || simdist select peg-insertion "$out" --grid narrow --trials 40 --seed 1 --domain "$DOMAIN" \
+      --out "$result" --quiet > /dev/null
+    [ -f "$result.recorded" ] && continue
+    python -c "import json
+d = json.load(open('$result'))
+print(json.dumps({'model': '$out', 'losses': '$*', 'steps': 100, 'lr': 2e-6, 'agent': 'policy', 'domain': '$DOMAIN',
+                  'grid': 'narrow', 'seed': 1, 'trials': 40, 'success': d['best_success']}))" >> "$RECORDS"
+    touch "$result.recorded"
+  done
+}
+probe bc_only --loss-set latent=0 --loss-set reward=0 --loss-set value=0
+probe without_bc --loss-set bc=0
