@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Peg Insertion (session 43): which of Eq. 2's terms leads the shipped head away from seating? 100 steps at a
 # constant learning rate of 2e-6 from the shipped model (as `LR=2e-6 STOP=500 EVERY=100 ARMS=0 PLANNER=0 bash
-# benchmarks/peg_tail_pretrain.sh`, which takes 0.25 to 0.00 in `sim` after 100 steps), with the BC term alone and
-# with every term but BC (the head then learns nothing, but the latent it reads moves); each head alone on the same
-# 40 Narrow trials per domain (seed 1) via `simdist select`. Needs runs/peg_data (that script's first stage). About
-# 1 min per variant on 2 cores. Resumable; records are appended once.
-# Records: benchmarks/results/peg_perturbation_probe.jsonl.
+# benchmarks/peg_tail_pretrain.sh`, which takes 0.25 to 0.00 in `sim` after 100 steps): the BC term alone, every
+# term but BC (the head then learns nothing, but the latent it reads moves), and the BC term alone on successful
+# episodes only; each head alone on the same 40 Narrow trials per domain (seed 1) via `simdist select`. Needs
+# runs/peg_data (that script's first stage). About 1 min per variant on 2 cores. Resumable; records are appended
+# once. Records: benchmarks/results/peg_perturbation_probe.jsonl.
 set -euo pipefail
 R=${R:-runs}
 RECORDS=${RECORDS:-benchmarks/results/peg_perturbation_probe.jsonl}
@@ -29,3 +29,5 @@ print(json.dumps({'model': '$out', 'losses': '$*', 'steps': 100, 'lr': 2e-6, 'ag
 }
 probe bc_only --loss-set latent=0 --loss-set reward=0 --loss-set value=0
 probe without_bc --loss-set bc=0
+# the BC term alone on the expert's actions in successful episodes only (TrainConfig.bc_successful_only)
+probe bc_only_successful --loss-set latent=0 --loss-set reward=0 --loss-set value=0 --train-set bc_successful_only=true
