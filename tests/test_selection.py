@@ -68,3 +68,20 @@ def test_select_command_writes_the_result_and_refuses_another_tasks_checkpoint(t
     assert printed["candidates"][0]["mean_return"] is None  # `real` has no dense reward
     assert main(["select", "peg-insertion", str(run), "--trials", "1", "--quiet"]) == 2
     assert "another task" in caplog.text and "step_000005" in caplog.text  # refused before any trial
+
+
+def test_selection_runs_in_the_given_physics_and_names_a_bad_parameter(tmp_path, capsys, caplog, pretrained):
+    run = tmp_path / "run"
+    keep(pretrained, run, 1)
+    (tmp_path / "no_motor.json").write_text(json.dumps({"max_torque": 0.0}))
+    (tmp_path / "typo.json").write_text(json.dumps({"max_torqe": 0.0}))
+    returns = {}
+    for physics in (None, "no_motor.json"):
+        extra = ["--physics", str(tmp_path / physics)] if physics else []
+        assert main(["select", "pendulum", str(run), "--trials", "2", "--json", "--quiet", *extra]) == 0
+        printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        returns[physics] = printed["candidates"][0]["mean_return"]
+    assert returns[None] != returns["no_motor.json"]  # the override reached the environment
+    assert main(["select", "pendulum", str(run), "--trials", "1", "--physics", str(tmp_path / "typo.json"),
+                 "--quiet"]) == 2
+    assert "max_torqe" in caplog.text and "max_torque" in caplog.text  # the error lists the valid names

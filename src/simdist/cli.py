@@ -129,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the BC head alone (default, fast) or the planner")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset (--agent mppi)")
     sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--physics", help="JSON/YAML physics override file, e.g. sim with the robot's sensor noise")
     sp.add_argument("--out", metavar="FILE", help="also write the result here")
     expert = sub.add_parser("expert", help="privileged expert commands")
     expert = expert.add_subparsers(dest="expert_cmd", required=True)

@@ -139,8 +139,8 @@ def cmd_select(args) -> dict:
     make_agent = PolicyAgent if planner is None else (lambda model: MPPIAgent(model, planner))
     out = select_checkpoint(task, args.checkpoints, make_agent, args.domain,
                             task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed,
-                            progress=not args.quiet)
-    out["agent"] = args.agent
+                            progress=not args.quiet, physics=args.physics)
+    out.update(agent=args.agent, physics=args.physics)
     if target is not None:
         atomic_write_text(target, json.dumps(out, indent=2))
     return out

@@ -54,9 +54,10 @@ def best_candidate(rows: Sequence[dict]) -> int:
 
 def select_checkpoint(task, checkpoints: Sequence[str | Path], make_agent: Callable, domain: str = "sim",
                       grids: tuple[str, ...] | None = None, trials: int = 20, seed: int = 0,
-                      progress: bool = False) -> dict:
-    """Evaluate every candidate (`candidate_checkpoints`) with `make_agent(model)` on the same trials; the rows, the
-    best checkpoint and the spread of success over the candidates."""
+                      progress: bool = False, physics=None) -> dict:
+    """Evaluate every candidate (`candidate_checkpoints`) with `make_agent(model)` on the same trials (in `physics`,
+    e.g. `sim` with the robot's sensor noise, where given); the rows, the best checkpoint and the spread of success
+    over the candidates."""
     paths = candidate_checkpoints(checkpoints)
     models = []
     for path in paths:  # every candidate checked before the first trial
@@ -67,7 +68,7 @@ def select_checkpoint(task, checkpoints: Sequence[str | Path], make_agent: Calla
     rows = []
     for path, model in zip(paths, models):
         agent = make_agent(model)
-        result = evaluate_grids(task, lambda env: agent, domain, grids, trials, seed, progress=progress)
+        result = evaluate_grids(task, lambda env: agent, domain, grids, trials, seed, physics, progress=progress)
         rows.append({"checkpoint": str(path), "success_rate": result["success_rate"],
                      "success_ci95": result["success_ci95"], "mean_return": result.get("mean_return"),
                      "robot_minutes": sum(g["robot_minutes"] for g in result["grids"].values())})
