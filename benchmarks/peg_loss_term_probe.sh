@@ -4,17 +4,15 @@
 # benchmarks/peg_tail_pretrain.sh`, which takes 0.25 to 0.00 in `sim` after 100 steps): the BC term alone, every
 # term but BC (the head then learns nothing, but the latent it reads moves), and the BC term alone on successful
 # episodes only; each head alone on the same 40 Narrow trials per domain (seed 1) via `simdist select`. Needs
-# runs/peg_data (that script's first stage). About 1 min per variant on 2 cores. Resumable; records are appended
-# once. Records: benchmarks/results/peg_perturbation_probe.jsonl.
+# runs/peg_data (that script's first stage). Then the BC term's gradient into one parameter group at a time
+# (`simdist finetune --trainable`, the same steps, rate and batch): the head alone, or the encoder and history alone.
+# About 1 min per variant on 2 cores. Resumable; records are appended once.
+# Records: benchmarks/results/peg_perturbation_probe.jsonl.
 set -euo pipefail
 R=${R:-runs}
 RECORDS=${RECORDS:-benchmarks/results/peg_perturbation_probe.jsonl}
-probe() {  # name, then the --loss-set arguments
-  local out="$R/peg_probe_$1"; shift
-  [ -f "$out/.done" ] || { OMP_NUM_THREADS=2 simdist pretrain --data "$R/peg_data" --out "$out" \
-    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
-    --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 "$@" --quiet > "$out.log" 2>&1;
-    touch "$out/.done"; }
+record() {  # out, what was trained: each head alone in both domains, appended once
+  local out="$1" what="$2"
   for DOMAIN in sim real; do
     local result="$out/select_$DOMAIN.json"
     [ -f "$result" ] || simdist select peg-insertion "$out" --grid narrow --trials 40 --seed 1 --domain "$DOMAIN" \
@@ -22,12 +20,29 @@ probe() {  # name, then the --loss-set arguments
     [ -f "$result.recorded" ] && continue
     python -c "import json
 d = json.load(open('$result'))
-print(json.dumps({'model': '$out', 'losses': '$*', 'steps': 100, 'lr': 2e-6, 'agent': 'policy', 'domain': '$DOMAIN',
+print(json.dumps({'model': '$out', 'losses': '$what', 'steps': 100, 'lr': 2e-6, 'agent': 'policy', 'domain': '$DOMAIN',
                   'grid': 'narrow', 'seed': 1, 'trials': 40, 'success': d['best_success']}))" >> "$RECORDS"
     touch "$result.recorded"
   done
+}
+probe() {  # name, then the --loss-set / --train-set arguments of the whole-model continuation
+  local out="$R/peg_probe_$1"; shift
+  [ -f "$out/.done" ] || { OMP_NUM_THREADS=2 simdist pretrain --data "$R/peg_data" --out "$out" \
+    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
+    --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 "$@" --quiet > "$out.log" 2>&1;
+    touch "$out/.done"; }
+  record "$out" "$*"
+}
+probe_group() {  # name, parameter groups that the BC term alone trains
+  local out="$R/peg_probe_bc_$1"
+  [ -f "$out/model.safetensors" ] || OMP_NUM_THREADS=2 simdist finetune --checkpoint checkpoints/peg-insertion \
+    --data "$R/peg_data" --out "$out" --preset paper-manipulation --steps 100 --trainable "$2" --loss-set latent=0 \
+    --loss-set bc=1 --set lr=2e-6 --set lr_end=2e-6 --set warmup_steps=0 --set batch_size=256 --quiet > "$out.log" 2>&1
+  record "$out" "bc alone into $2"
 }
 probe bc_only --loss-set latent=0 --loss-set reward=0 --loss-set value=0
 probe without_bc --loss-set bc=0
 # the BC term alone on the expert's actions in successful episodes only (TrainConfig.bc_successful_only)
 probe bc_only_successful --loss-set latent=0 --loss-set reward=0 --loss-set value=0 --train-set bc_successful_only=true
+probe_group policy policy
+probe_group encoder_history encoder,history
