@@ -137,6 +137,7 @@ def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
     assert summary["world_model"] == selection["best"] == summary["checkpoint_selection"]["best"]
     adapted = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
     assert adapted["pretrained"] == selection["best"]  # Alg. 1 starts from the chosen checkpoint
+    assert f"deployed checkpoint `{selection['best']}`" in (tmp_path / "run" / "report.md").read_text()
     with pytest.raises(ValueError, match="simdist select"):  # a given checkpoint is not this run's to choose among
         run_pipeline("pendulum", "cpu", tmp_path / "other", progress=False, video=False, sizing=sizing,
                      checkpoint=selection["best"])

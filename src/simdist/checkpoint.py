@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,13 @@ from simdist.config import ModelConfig, from_dict
 from simdist.model.world_model import ModelSpec, WorldModel
 
 CHECKPOINT_VERSION = 1
+MODEL_FILE = "model.safetensors"
+KEPT_CHECKPOINT = re.compile(r"step_(\d+)$")  # a run's kept checkpoints (TrainConfig.keep_checkpoints)
+
+
+def kept_checkpoint_dir(run_dir: str | Path, step: int) -> Path:
+    """Where a run keeps its checkpoint of `step`: RUN/step_NNNNNN."""
+    return Path(run_dir) / f"step_{step:06d}"
 
 
 class CheckpointError(ValueError):
@@ -34,7 +42,7 @@ def save_model(directory: str | Path, model: WorldModel, extra: dict[str, Any] |
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
-    _atomic(directory / "model.safetensors", lambda p: save_file(state, str(p)))
+    _atomic(directory / MODEL_FILE, lambda p: save_file(state, str(p)))
     config = {"version": CHECKPOINT_VERSION, "model": asdict(model.cfg), "spec": asdict(model.spec), **(extra or {})}
     _atomic(directory / "config.json", lambda p: p.write_text(json.dumps(config, indent=2)))
     return directory
@@ -51,9 +59,9 @@ def read_config(directory: str | Path) -> dict[str, Any]:
 
 
 def load_state_into(model: WorldModel, directory: str | Path) -> None:
-    path = Path(directory) / "model.safetensors"
+    path = Path(directory) / MODEL_FILE
     if not path.exists():
-        raise CheckpointError(f"{directory} has no model.safetensors")
+        raise CheckpointError(f"{directory} has no {MODEL_FILE}")
     try:
         state = load_file(str(path))
     except Exception as err:  # safetensors raises its own error types for truncated files

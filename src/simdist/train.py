@@ -161,7 +161,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             ckpt.save_model(out_dir / "raw", model, extra)
         ckpt.save_model(out_dir, deployed, extra)
         if keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
-            ckpt.save_model(out_dir / f"step_{step:06d}", deployed, {**extra, "step": step})
+            ckpt.save_model(ckpt.kept_checkpoint_dir(out_dir, step), deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
     bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)

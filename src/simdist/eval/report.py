@@ -233,7 +233,13 @@ def write_report(out: str | Path, summary: dict, results: dict, videos: list[dic
              f"- real data used: **{summary['real_minutes']:.1f} robot minutes**",
              "- success in sim (pretrained model, same planner): "
              + ", ".join(f"{g} {v:.2f}" for g, v in summary["sim_success"].items()),
-             f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}", "", READING_NOTE, ""]
+             f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}"]
+    chosen = summary.get("checkpoint_selection")
+    if chosen:  # `simdist run --select-checkpoints N`
+        lines.append(f"- deployed checkpoint `{chosen['best']}`, chosen by its BC head's sim success "
+                     f"{chosen['best_success']:.2f} (candidates {chosen['success_min']:.2f}–"
+                     f"{chosen['success_max']:.2f})")
+    lines += ["", READING_NOTE, ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "", *_rounds_table(res["rounds"]), ""]
         verdict = adaptation_verdict(res["rounds"])

@@ -10,23 +10,19 @@ the best. Select in `sim`: in `real` every trial is robot time, reported as `rob
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from simdist.checkpoint import check_model_fits_task, load_model
+from simdist.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 from simdist.eval.rollout import evaluate_grids
-
-KEPT = re.compile(r"step_(\d+)$")  # TrainConfig.keep_checkpoints writes OUT/step_NNNNNN
-MODEL_FILE = "model.safetensors"
 
 
 def candidate_checkpoints(paths: Sequence[str | Path]) -> list[Path]:
     """Each path's kept checkpoints in step order, or the path itself where it is a checkpoint without any."""
     out: list[Path] = []
     for path in map(Path, paths):
-        kept = sorted((d for d in path.glob("step_*") if KEPT.search(d.name) and (d / MODEL_FILE).is_file()),
-                      key=lambda d: int(KEPT.search(d.name).group(1)))
+        kept = sorted((d for d in path.glob("step_*") if KEPT_CHECKPOINT.match(d.name) and (d / MODEL_FILE).is_file()),
+                      key=lambda d: int(KEPT_CHECKPOINT.match(d.name).group(1)))
         if kept:
             out += kept
         elif (path / MODEL_FILE).is_file():
