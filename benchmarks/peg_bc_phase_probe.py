@@ -23,6 +23,7 @@ Each head alone drives the same 40 Narrow trials per domain (seed 1) via `simdis
 benchmarks/peg_loss_term_probe.sh. About 2 min per variant on 2 cores; resumable; records are appended once.
 
     python benchmarks/peg_bc_phase_probe.py --variants all,only_pick,only_carry,only_mouth,only_insert,without_insert
+    python benchmarks/peg_bc_phase_probe.py --seed 1 --variants …   # another draw of the batches
 """
 
 from __future__ import annotations
@@ -108,15 +109,16 @@ def run(cmd: list[str], log_file: Path) -> None:
         subprocess.run(cmd, check=True, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "2"})
 
 
-def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool) -> None:
-    out = runs / f"peg_probe_phase_{variant}"
+def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool, seed: int) -> None:
+    out = runs / f"peg_probe_phase_{variant}{f'_s{seed}' if seed else ''}"
     copy = runs / f"peg_data_phase_{variant}"
     if not (out / ".done").exists():
         counts = filtered_copy(data, copy, variant)
+        train = ["steps=100", "lr=2e-6", "lr_end=2e-6", "warmup_steps=0", "tail_windows=true", f"seed={seed}"]
         run(["simdist", "pretrain", "--data", str(copy), "--out", str(out), "--preset", "paper-manipulation",
-             "--steps", "5000", "--init-from", SHIPPED, "--train-set", "steps=100", "--train-set", "lr=2e-6",
-             "--train-set", "lr_end=2e-6", "--train-set", "warmup_steps=0", "--train-set", "tail_windows=true", "--loss-set", "latent=0",
-             "--loss-set", "reward=0", "--loss-set", "value=0", "--quiet"], runs / f"peg_probe_phase_{variant}.log")
+             "--steps", "5000", "--init-from", SHIPPED, *[a for t in train for a in ("--train-set", t)],
+             *[a for t in ("latent=0", "reward=0", "value=0") for a in ("--loss-set", t)], "--quiet"],
+            Path(f"{out}.log"))
         (out / "labels.json").write_text(json.dumps({**counts, "head_rms_change": head_change(out)}))
         (out / ".done").touch()
     if not keep_data:
@@ -131,7 +133,7 @@ def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool) 
         if marker.exists():
             continue
         row = {"model": str(out), "bc_labels": variant, **counts, "steps": 100, "lr": 2e-6, "losses": "bc alone",
-               "tail_windows": True,
+               "tail_windows": True, "train_seed": seed,
                "agent": "policy", "domain": domain, "grid": "narrow", "seed": 1, "trials": 40,
                "success": json.loads(result.read_text())["best_success"]}
         with open(records, "a") as f:
@@ -148,11 +150,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("runs/peg_data"))
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/peg_bc_phase_probe.jsonl"))
+    parser.add_argument("--seed", type=int, default=0, help="training seed (the batches drawn)")
     parser.add_argument("--keep-data", action="store_true", help="keep each variant's filtered dataset copy")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for variant in args.variants.split(","):
-        probe(variant, args.data, args.runs, args.out, args.keep_data)
+        probe(variant, args.data, args.runs, args.out, args.keep_data, args.seed)
 
 
 if __name__ == "__main__":
