@@ -12,8 +12,9 @@ a chunk, executes its first `--action-steps` actions and samples again (receding
 Options (docs/results/peg-insertion.md, session 42): `--tail-windows` also trains on windows in each episode's last
 steps (an episode ends when the peg seats, so otherwise no window starts at the seating push: 0.05 -> 0.33 in `sim`);
 `--setpoint-lead` adds the controller set-point's lead over the TCP, replayed from the commands (`next_setpoint`);
-`--raw-obs` adds the normalised observation; `evaluate --select N` executes the best of N sampled chunks by the
-world model's return (Σ γ^k r̂ + γ^T v̂).
+`--raw-obs` adds the normalised observation; a dataset with DAgger episodes (`simdist dagger`'s `dagger_data`, or a
+folder that links its episode files beside the recipe's) trains on their labels, not on the actions executed;
+`evaluate --select N` executes the best of N sampled chunks by the world model's return (Σ γ^k r̂ + γ^T v̂).
 
     python benchmarks/peg_diffusion_head.py train --checkpoint runs/peg_teacher --data runs/peg_teacher_data \
         --out runs/peg_diffusion_head [--steps 30000]
@@ -130,7 +131,7 @@ def train(args: argparse.Namespace) -> None:
         b = data.batch(ids)
         lead = None if leads is None else leads[data.window_t[ids]]
         cond = features(model, b["obs"], b["hist_proprio"], b["hist_action"], args.raw_obs, lead)
-        return ddpm.chunk_loss(cond, b["actions"])
+        return ddpm.chunk_loss(cond, b.get("bc_actions", b["actions"]))  # DAgger episodes: the expert's labels
 
     start, history = time.perf_counter(), []
     for step in progress_bar(range(1, args.steps + 1), desc="diffusion head"):
@@ -260,7 +261,8 @@ def evaluate(args: argparse.Namespace) -> None:
     marker = result_path.with_suffix(".recorded")
     if args.records and not marker.exists():
         result, config = json.loads(result_path.read_text()), json.loads((out / "config.json").read_text())
-        emit({"head": "diffusion", "checkpoint": config["checkpoint"], "chunk": config["chunk"],
+        emit({"head": "diffusion", "checkpoint": config["checkpoint"], "data": config.get("data"),
+              "train_windows": config.get("train_windows"), "chunk": config["chunk"],
               "raw_obs": config.get("raw_obs", False), "setpoint_lead": config.get("setpoint_lead", False),
               "tail_windows": config.get("tail_windows", False),
               "action_steps": action_steps, "select": args.select, "diffusion_steps": config["diffusion_steps"],
