@@ -33,3 +33,22 @@ dagger_to() {
   OMP_NUM_THREADS=1 "$@" --out "$out" --json --quiet | tail -n 1 > "$out.json"
   python -c "import json; d = json.load(open('$out.json')); d.update(kind='dagger_run', model='$(basename "$out")'); print(json.dumps(d))" >> "$record"
 }
+
+# peg_head_select_to RECORD RUN TAG_JSON
+#   the head alone of the checkpoint RUN on 40 Narrow Peg Insertion trials per domain (seed 1) via `simdist select`,
+#   kept in RUN/select_{sim,real}.json; appends each domain's row (TAG_JSON's fields, then agent, domain, grid, seed,
+#   trials and success) to RECORD once.
+peg_head_select_to() {
+  local record=$1 run=$2 tag=$3 domain result
+  for domain in sim real; do
+    result="$run/select_$domain.json"
+    [ -f "$result" ] || simdist select peg-insertion "$run" --grid narrow --trials 40 --seed 1 --domain "$domain" \
+      --out "$result" --quiet > /dev/null
+    [ -f "$result.recorded" ] && continue
+    TAG="$tag" DOMAIN="$domain" RESULT="$result" python -c "import json, os
+d = json.load(open(os.environ['RESULT']))
+print(json.dumps({**json.loads(os.environ['TAG']), 'agent': 'policy', 'domain': os.environ['DOMAIN'], 'grid': 'narrow',
+                  'seed': 1, 'trials': 40, 'success': d['best_success']}))" >> "$record"
+    touch "$result.recorded"
+  done
+}

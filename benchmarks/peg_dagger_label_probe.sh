@@ -10,6 +10,7 @@
 # min per collection and 1 min per probe on 2 cores; resumable; records are appended once.
 # Record: benchmarks/results/peg_dagger_label_probe.jsonl.
 set -euo pipefail
+source "$(dirname "$0")/eval_record.sh"
 R=${R:-runs}
 RECORDS=${RECORDS:-benchmarks/results/peg_dagger_label_probe.jsonl}
 collect() {  # name, driving head
@@ -26,18 +27,8 @@ probe() {  # name: 100 BC-alone steps from the shipped model on that collection'
     --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
     --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 --train-set tail_windows=true \
     --loss-set latent=0 --loss-set reward=0 --loss-set value=0 --quiet > "$out.log" 2>&1; touch "$out/.done"; }
-  for DOMAIN in sim real; do
-    local result="$out/select_$DOMAIN.json"
-    [ -f "$result" ] || simdist select peg-insertion "$out" --grid narrow --trials 40 --seed 1 --domain "$DOMAIN" \
-      --out "$result" --quiet > /dev/null
-    [ -f "$result.recorded" ] && continue
-    python -c "import json
-d = json.load(open('$result'))
-print(json.dumps({'model': '$out', 'bc_labels': 'dagger round 1 driven by $2', 'losses': 'bc alone', 'steps': 100,
-                  'lr': 2e-6, 'tail_windows': True, 'agent': 'policy', 'domain': '$DOMAIN', 'grid': 'narrow',
-                  'seed': 1, 'trials': 40, 'success': d['best_success']}))" >> "$RECORDS"
-    touch "$result.recorded"
-  done
+  peg_head_select_to "$RECORDS" "$out" "{\"model\": \"$out\", \"bc_labels\": \"dagger round 1 driven by $2\",
+    \"losses\": \"bc alone\", \"steps\": 100, \"lr\": 2e-6, \"tail_windows\": true}"
 }
 collect shipped checkpoints/peg-insertion
 collect only_insert "$R/peg_probe_phase_only_insert"

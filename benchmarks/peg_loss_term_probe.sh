@@ -9,21 +9,11 @@
 # About 1 min per variant on 2 cores. Resumable; records are appended once.
 # Records: benchmarks/results/peg_perturbation_probe.jsonl.
 set -euo pipefail
+source "$(dirname "$0")/eval_record.sh"
 R=${R:-runs}
 RECORDS=${RECORDS:-benchmarks/results/peg_perturbation_probe.jsonl}
 record() {  # out, what was trained: each head alone in both domains, appended once
-  local out="$1" what="$2"
-  for DOMAIN in sim real; do
-    local result="$out/select_$DOMAIN.json"
-    [ -f "$result" ] || simdist select peg-insertion "$out" --grid narrow --trials 40 --seed 1 --domain "$DOMAIN" \
-      --out "$result" --quiet > /dev/null
-    [ -f "$result.recorded" ] && continue
-    python -c "import json
-d = json.load(open('$result'))
-print(json.dumps({'model': '$out', 'losses': '$what', 'steps': 100, 'lr': 2e-6, 'agent': 'policy', 'domain': '$DOMAIN',
-                  'grid': 'narrow', 'seed': 1, 'trials': 40, 'success': d['best_success']}))" >> "$RECORDS"
-    touch "$result.recorded"
-  done
+  peg_head_select_to "$RECORDS" "$1" "{\"model\": \"$1\", \"losses\": \"$2\", \"steps\": 100, \"lr\": 2e-6}"
 }
 probe() {  # name, then the --loss-set / --train-set arguments of the whole-model continuation
   local out="$R/peg_probe_$1"; shift
