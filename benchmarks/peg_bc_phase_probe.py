@@ -24,6 +24,8 @@ benchmarks/peg_loss_term_probe.sh. About 2 min per variant on 2 cores; resumable
 
     python benchmarks/peg_bc_phase_probe.py --variants all,only_pick,only_carry,only_mouth,only_insert,without_insert
     python benchmarks/peg_bc_phase_probe.py --seed 1 --variants …   # another draw of the batches
+    python benchmarks/peg_bc_phase_probe.py --data runs/peg_dagger44_shipped200/dagger_data --name dagger200 \
+        --variants only_carry,without_mouth+insert [--lr 4e-7]   # DAgger labels (peg_diffusion_dagger.sh) by phase
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ OPEN_GRIPPER_M = 0.03  # a closed grasp on the peg reads ~0.015 m, an open gripp
 NEAR_M = 0.02
 MOUTH_Z_M = 0.035
 SHIPPED = "checkpoints/peg-insertion"
+LR = 2e-6  # constant: session 43's rate, at which 100 steps on all of the recipe's labels take the head to 0.00
 
 
 def phase_of(proprio: np.ndarray) -> np.ndarray:
@@ -79,8 +82,9 @@ def filtered_copy(data: Path, out: Path, variant: str) -> dict:
         return json.loads((out / ".done").read_text())
     shutil.rmtree(out, ignore_errors=True)
     (out / "episodes").mkdir(parents=True)
-    for name in ("dataset.json", "stats.json"):
-        shutil.copy(data / name, out / name)
+    for name in ("dataset.json", "stats.json"):  # a DAgger collection has no stats.json
+        if (data / name).exists():
+            shutil.copy(data / name, out / name)
     for src in sorted((data / "episodes").glob("*.h5")):
         dst = out / "episodes" / src.name
         shutil.copy(src, dst)
@@ -109,12 +113,13 @@ def run(cmd: list[str], log_file: Path) -> None:
         subprocess.run(cmd, check=True, stdout=f, stderr=subprocess.STDOUT, env={**os.environ, "OMP_NUM_THREADS": "2"})
 
 
-def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool, seed: int) -> None:
-    out = runs / f"peg_probe_phase_{variant}{f'_s{seed}' if seed else ''}"
-    copy = runs / f"peg_data_phase_{variant}"
+def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool, seed: int, name: str,
+          lr: float) -> None:
+    out = runs / f"peg_probe_{name}_{variant}{f'_s{seed}' if seed else ''}{f'_lr{lr:g}' if lr != LR else ''}"
+    copy = runs / f"peg_data_{name}_{variant}"
     if not (out / ".done").exists():
         counts = filtered_copy(data, copy, variant)
-        train = ["steps=100", "lr=2e-6", "lr_end=2e-6", "warmup_steps=0", "tail_windows=true", f"seed={seed}"]
+        train = ["steps=100", f"lr={lr}", f"lr_end={lr}", "warmup_steps=0", "tail_windows=true", f"seed={seed}"]
         run(["simdist", "pretrain", "--data", str(copy), "--out", str(out), "--preset", "paper-manipulation",
              "--steps", "5000", "--init-from", SHIPPED, *[a for t in train for a in ("--train-set", t)],
              *[a for t in ("latent=0", "reward=0", "value=0") for a in ("--loss-set", t)], "--quiet"],
@@ -132,8 +137,8 @@ def probe(variant: str, data: Path, runs: Path, records: Path, keep_data: bool, 
         marker = Path(f"{result}.recorded")
         if marker.exists():
             continue
-        row = {"model": str(out), "bc_labels": variant, **counts, "steps": 100, "lr": 2e-6, "losses": "bc alone",
-               "tail_windows": True, "train_seed": seed,
+        row = {"model": str(out), "data": str(data), "bc_labels": variant, **counts, "steps": 100, "lr": lr,
+               "losses": "bc alone", "tail_windows": True, "train_seed": seed,
                "agent": "policy", "domain": domain, "grid": "narrow", "seed": 1, "trials": 40,
                "success": json.loads(result.read_text())["best_success"]}
         with open(records, "a") as f:
@@ -151,11 +156,13 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/peg_bc_phase_probe.jsonl"))
     parser.add_argument("--seed", type=int, default=0, help="training seed (the batches drawn)")
+    parser.add_argument("--lr", type=float, default=LR, help="the constant learning rate of the 100 steps")
+    parser.add_argument("--name", default="phase", help="runs are RUNS/peg_probe_<name>_<variant>[_s<seed>]")
     parser.add_argument("--keep-data", action="store_true", help="keep each variant's filtered dataset copy")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for variant in args.variants.split(","):
-        probe(variant, args.data, args.runs, args.out, args.keep_data, args.seed)
+        probe(variant, args.data, args.runs, args.out, args.keep_data, args.seed, args.name, args.lr)
 
 
 if __name__ == "__main__":
