@@ -99,6 +99,19 @@ def test_adapt_starts_from_offline_real_data(tmp_path, pretrained, pendulum_data
     assert (tmp_path / "a" / "round_00" / "model" / "done").exists()  # round 0 deploys the finetuned model
 
 
+def test_rerunning_a_finished_run_reports_each_rounds_budget_as_it_was(tmp_path, pretrained, pendulum_data):
+    """A rerun once counted every episode on disk as each round's `real_episodes_total` (the minutes were right)."""
+    from simdist.cli import main
+
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
+            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    for _ in range(2):
+        assert main(argv) == 0
+        rounds = json.loads((tmp_path / "a" / "adapt_results.json").read_text())["rounds"]
+        assert [r["real_episodes_total"] for r in rounds] == [2, 4]
+        assert 0 < rounds[0]["real_minutes"] < rounds[1]["real_minutes"]
+
+
 @pytest.mark.parametrize("quiet", [True, False])
 def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pendulum_data, capfd, quiet):
     """A round's logged forward progress once overwrote the progress-bar flag, so rounds after the first ignored it."""

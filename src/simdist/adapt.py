@@ -134,12 +134,11 @@ def round_progress(row: dict) -> float | None:
     return row.get("metrics", {}).get("progress_m")
 
 
-def _real_steps_through(data_dir: Path, j: int) -> int:
-    """Steps of real data up to and including round j: every file but later rounds' (initial data and
+def _real_files_through(data_dir: Path, j: int) -> list[Path]:
+    """Real episode files up to and including round j: every file but later rounds' (initial data and
     demonstrations count from the start), so a resumed run reports each completed round's budget as it was."""
     later = re.compile(r"r(\d\d)_")
-    return sum(file_steps(p) for p in episode_files(data_dir)
-               if not ((m := later.match(p.stem)) and int(m.group(1)) > j))
+    return [p for p in episode_files(data_dir) if not ((m := later.match(p.stem)) and int(m.group(1)) > j)]
 
 
 def _import_initial_data(source: str | Path, data_dir: Path) -> None:
@@ -237,9 +236,10 @@ def _round_row(task, j: int, episodes: list, metrics: list[dict], ics: list, dat
     mean task metrics (per grid when `grid_labels`) and the per-trial outcomes over initial conditions (Fig. 7)."""
     period = task.spec.control_period_s
     wins = float(sum(m.get("success", 0.0) for m in metrics))
+    so_far = _real_files_through(data_dir, j)
     row = {
-        "round": j, "episodes": len(episodes), "real_episodes_total": len(episode_files(data_dir)),
-        "real_minutes": _real_steps_through(data_dir, j) * period / 60.0,
+        "round": j, "episodes": len(episodes), "real_episodes_total": len(so_far),
+        "real_minutes": sum(file_steps(p) for p in so_far) * period / 60.0,
         "success_rate": wins / len(metrics), "success_ci95": wilson_interval(wins, len(metrics)),
         # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
         "successes_per_minute": wins / max(1e-9, sum(len(e) for e in episodes) * period / 60.0),
