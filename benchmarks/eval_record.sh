@@ -52,3 +52,31 @@ print(json.dumps({**json.loads(os.environ['TAG']), 'agent': 'policy', 'domain': 
     touch "$result.recorded"
   done
 }
+
+# evaluate_once_to RECORD OUT TAG_JSON simdist evaluate TASK … --grid G (without --out, --json, --quiet)
+#   unless OUT exists, evaluates into OUT on one core; appends TAG_JSON's fields with the grid's trials, success rate
+#   and 95 % interval to RECORD once (OUT.recorded marks it), so that a rerun neither repeats trials nor rows.
+evaluate_once_to() {
+  local record=$1 out=$2 tag=$3
+  shift 3
+  [ -f "$out" ] || OMP_NUM_THREADS=1 "$@" --out "$out" --quiet > /dev/null
+  [ -f "$out.recorded" ] && return 0
+  TAG="$tag" OUT="$out" python -c "import json, os
+(g,) = json.load(open(os.environ['OUT']))['grids'].values()
+print(json.dumps({**json.loads(os.environ['TAG']), 'trials': g['trials'], 'success_rate': g['success_rate'],
+                  'success_ci95': g['success_ci95']}))" >> "$record"
+  touch "$out.recorded"
+}
+
+# peg_alg1_to RECORD RUN OUT SEED [simdist adapt options…]
+#   session 38's Peg Insertion Alg. 1 recipe (4 rounds × 20 Narrow `real` episodes, 1,000-step dynamics finetunes, the
+#   300 held-out episodes of runs/peg_heldout as `sim` replay, planner `manipulation-prior`) from RUN into OUT on one
+#   core (resumable; log in OUT.log), then copies its adapt_results.json to RECORD.
+peg_alg1_to() {
+  local record=$1 run=$2 out=$3 seed=$4
+  shift 4
+  OMP_NUM_THREADS=1 simdist adapt peg-insertion --checkpoint "$run" --rounds 4 --episodes-per-round 20 --grid narrow \
+    --preset cpu --mppi manipulation-prior --finetune-steps 1000 --sim-data runs/peg_heldout --seed "$seed" "$@" \
+    --out "$out" --quiet > "$out.log" 2>&1
+  cp "$out/adapt_results.json" "$record"
+}

@@ -7,14 +7,13 @@
 # `sim` replay), seeds side by side on one core each: about 25 min on 2 cores.
 # Records: benchmarks/results/adapt_peg_armgap_${GAP}_narrow_s{0,1}.json (each run's adapt_results.json).
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
 RUN=${RUN:-checkpoints/peg-insertion}
 GAP=${GAP:-moderate}
 NAME=${NAME:-armgap_$GAP}
 for seed in ${SEEDS:-0 1}; do
-  out=runs/adapt_peg_${NAME}_s$seed
-  (OMP_NUM_THREADS=1 simdist adapt peg-insertion --checkpoint "$RUN" --rounds 4 --episodes-per-round 20 --grid narrow \
-     --preset cpu --mppi manipulation-prior --finetune-steps 1000 --sim-data runs/peg_heldout --seed "$seed" \
-     --physics "benchmarks/physics/peg_real_arm_only_$GAP.json" --out "$out" --quiet > "$out.log" 2>&1 \
-   && cp "$out/adapt_results.json" "benchmarks/results/adapt_peg_${NAME}_narrow_s$seed.json") &
+  peg_alg1_to "benchmarks/results/adapt_peg_${NAME}_narrow_s$seed.json" "$RUN" "runs/adapt_peg_${NAME}_s$seed" "$seed" \
+    --physics "benchmarks/physics/peg_real_arm_only_$GAP.json" &
 done
 wait

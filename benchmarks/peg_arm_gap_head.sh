@@ -4,14 +4,12 @@
 # a softer, heavier, later arm (…_moderate, …_strong). About 40 s per variant on one core.
 # Record: benchmarks/results/peg_arm_gap_head.jsonl (one row per variant).
 set -euo pipefail
-rec=benchmarks/results/peg_arm_gap_head.jsonl
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
 mkdir -p runs/armgap
 for gap in ${GAPS:-arm_only arm_only_moderate arm_only_strong}; do
-  out=runs/armgap/head_$gap.json
-  [ -f "$out" ] || OMP_NUM_THREADS=1 simdist evaluate peg-insertion --checkpoint checkpoints/peg-insertion --domain real \
-    --physics "benchmarks/physics/peg_real_$gap.json" --grid narrow --trials 40 --agent policy --seed 1 --out "$out" \
-    --quiet > /dev/null
-  python -c "import json; g = json.load(open('$out'))['grids']['narrow']
-print(json.dumps(dict(physics='peg_real_$gap.json', agent='policy', trials=g['trials'], success_rate=g['success_rate'],
-                      success_ci95=g['success_ci95'])))" >> "$rec"
+  evaluate_once_to benchmarks/results/peg_arm_gap_head.jsonl "runs/armgap/head_$gap.json" \
+    "{\"physics\": \"peg_real_$gap.json\", \"agent\": \"policy\"}" \
+    simdist evaluate peg-insertion --checkpoint checkpoints/peg-insertion --domain real \
+    --physics "benchmarks/physics/peg_real_$gap.json" --grid narrow --trials 40 --agent policy --seed 1
 done

@@ -7,12 +7,11 @@
 # runs/peg_heldout as `sim` replay), seeds 0 and 1 side by side on one core each: about 25 min on 2 cores.
 # Records: benchmarks/results/adapt_peg_daggerdose_narrow_s{0,1}.json (each run's adapt_results.json).
 set -euo pipefail
+cd "$(dirname "$0")/.."
+source benchmarks/eval_record.sh
 RUN=${RUN:-runs/peg_probe_dagger200_all_lr4e-07}
 for seed in ${SEEDS:-0 1}; do
-  out=runs/adapt_peg_daggerdose_s$seed
-  (OMP_NUM_THREADS=1 simdist adapt peg-insertion --checkpoint "$RUN" --rounds 4 --episodes-per-round 20 --grid narrow \
-     --preset cpu --mppi manipulation-prior --finetune-steps 1000 --sim-data runs/peg_heldout --seed "$seed" \
-     --out "$out" --quiet > "$out.log" 2>&1 \
-   && cp "$out/adapt_results.json" "benchmarks/results/adapt_peg_daggerdose_narrow_s$seed.json") &
+  peg_alg1_to "benchmarks/results/adapt_peg_daggerdose_narrow_s$seed.json" "$RUN" "runs/adapt_peg_daggerdose_s$seed" \
+    "$seed" &
 done
 wait
