@@ -8,7 +8,8 @@ import json
 import logging
 import sys
 
-from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
+from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_diagnose, cmd_evaluate,
+                              cmd_expert_eval, cmd_finetune,
                               cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
 # light: dataclasses only (the parser reads their defaults and preset names)
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
@@ -131,6 +132,23 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML physics override file, e.g. sim with the robot's sensor noise")
     sp.add_argument("--out", metavar="FILE", help="also write the result here")
+    sp = add("diagnose", cmd_diagnose, "which part of the planner loses (dynamics, reward, value, search): the head, "
+             "MPPI, MPPI with the simulator as dynamics and MPPI with the true return on the same trials")
+    sp.add_argument("task")
+    sp.add_argument("--checkpoint", required=True)
+    sp.add_argument("--domain", default="sim", choices=("sim", "real"))
+    sp.add_argument("--grid", help="initial-condition grid (default: the task's first)")
+    sp.add_argument("--trials", type=int, default=40, help="trials per agent (default 40)")
+    sp.add_argument("--seed", type=int, default=1, help="initial conditions and episode seeds (default 1)")
+    sp.add_argument("--probe-episodes", type=int, default=5,
+                    help="MPPI episodes whose plans are probed open loop (default 5)")
+    sp.add_argument("--probes-per-episode", type=int, default=3, help="probed control steps per episode (default 3)")
+    sp.add_argument("--data", help="the model's simulation dataset: the value head's error on data states too")
+    sp.add_argument("--mppi", default="cpu", help="MPPI preset (default cpu), then the task's planner_overrides")
+    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
+                    help="override an MPPIConfig field of the preset (repeatable)")
+    sp.add_argument("--physics", help="JSON/YAML physics override file")
+    sp.add_argument("--out", required=True, help="folder for diagnosis.json and diagnosis.png")
     expert = sub.add_parser("expert", help="privileged expert commands")
     expert = expert.add_subparsers(dest="expert_cmd", required=True)
     sp = expert.add_parser("eval", help="evaluate the privileged expert in a domain")

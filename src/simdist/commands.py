@@ -146,6 +146,27 @@ def cmd_select(args) -> dict:
     return out
 
 
+def cmd_diagnose(args) -> dict:
+    from simdist.checkpoint import check_model_fits_task, load_model
+    from simdist.data.episodes import atomic_write_text, load_episodes
+    from simdist.eval.diagnose import DiagnoseConfig, diagnose, plot_diagnosis
+
+    task = _task(args.task)
+    cfg = DiagnoseConfig(domain=args.domain, trials=args.trials, seed=args.seed, grid=args.grid,
+                         probe_episodes=args.probe_episodes, probes_per_episode=args.probes_per_episode)
+    model = load_model(args.checkpoint)
+    check_model_fits_task(model, task, args.checkpoint)
+    mppi = task_planner(task, args.mppi, args.mppi_set or ())
+    data = load_episodes(args.data)[1] if args.data else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    result = diagnose(task, model, mppi, cfg, physics=args.physics, data=data, progress=not args.quiet)
+    result["checkpoint"] = str(args.checkpoint)
+    atomic_write_text(out / "diagnosis.json", json.dumps(result, indent=2))
+    plot_diagnosis(result, out / "diagnosis.png")
+    return result
+
+
 def cmd_expert_eval(args) -> dict:
     from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
 

@@ -280,13 +280,18 @@ class WorldModel(nn.Module):
                        value_weight: float = 1.0) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
         paper's return)."""
-        zhat = self.latents_n(ctx.dynamics_kv, actions_n)
+        rewards, terminal = self.return_parts_n(ctx, self.latents_n(ctx.dynamics_kv, actions_n), actions_n, discount)
+        return rewards + value_weight * discount ** actions_n.shape[1] * terminal
+
+    def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
+                       discount: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """(Σ_k γ^k r̂_{t+k}, v̂_{t+T}) in raw units for latents ẑ_{t+1..t+T} (N, T, d) reached by `actions_n`."""
         cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
         rewards = self.normalizer.denormalize(REWARD, self.rewards_n(ctx.z, zhat, actions_n, cmd))
         terminal = self.normalizer.denormalize(VALUE, self.values_n(zhat, cmd, last_only=True))
         T = actions_n.shape[1]
-        gammas = discount ** torch.arange(T + 1, dtype=rewards.dtype, device=rewards.device)
-        return rewards @ gammas[:T] + value_weight * gammas[T] * terminal[:, -1]
+        gammas = discount ** torch.arange(T, dtype=rewards.dtype, device=rewards.device)
+        return rewards @ gammas, terminal[:, -1]
 
     @torch.no_grad()
     def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:

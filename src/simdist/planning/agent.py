@@ -7,11 +7,12 @@ actions (the same convention as the training windows), then each `act` appends (
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
-from simdist.model.world_model import ACTION, WorldModel
+from simdist.model.world_model import ACTION, PlanningContext, WorldModel
 from simdist.planning.mppi import MPPIPlanner, PlanResult
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import COMMAND_KEY, PROPRIO_KEY
@@ -64,6 +65,7 @@ class MPPIAgent(_HistoryAgent):
         super().__init__(model)
         self.planner = MPPIPlanner(model, cfg)
         self.last_plan: PlanResult | None = None
+        self.on_plan: Callable[[PlanningContext, PlanResult], None] | None = None  # diagnostics' hook
 
     def reset(self) -> None:
         super().reset()
@@ -77,6 +79,8 @@ class MPPIAgent(_HistoryAgent):
         obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         self.last_plan = self.planner.plan(ctx)
+        if self.on_plan is not None:
+            self.on_plan(ctx, self.last_plan)
         action = self.last_plan.action.cpu().numpy()
         self._record(obs, action)
         return action
