@@ -101,6 +101,7 @@ def test_unknown_ablation_lists_valid_names(pendulum_data, tmp_path, caplog):
     assert ABLATIONS["unfreeze-encoder"].trainable == ("dynamics", "encoder")
 
 
+@pytest.mark.slow
 def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulum_data, tmp_path, capsys):
     out = tmp_path / "ab"
     argv = ["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(out), "--checkpoint", str(pretrained),

@@ -53,6 +53,7 @@ def test_finetune_from_robot_logs(tmp_path, pretrained, pendulum_data, capsys):
     assert (tmp_path / "ft" / "model.safetensors").exists()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_round_loses_no_completed_episode(tmp_path, pretrained, pendulum_data):
     out = tmp_path / "adapt"
     cmd = [sys.executable, "-m", "simdist.cli", "adapt", "pendulum", "--checkpoint", str(pretrained),

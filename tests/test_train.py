@@ -251,6 +251,7 @@ def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pre
     assert recorded["finetune"]["tail_windows"] is True
 
 
+@pytest.mark.slow
 def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
     """TrainConfig.compile changes how a step is computed, not what: the same loss and gradients on a batch, and
     the same training run to float rounding (without dropout, whose masks the compiled graph draws differently)."""
