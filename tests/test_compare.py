@@ -133,6 +133,7 @@ def test_only_demonstration_methods_get_demonstrations():
     assert demos_for("simdist_bc", None) is None
 
 
+@pytest.mark.slow
 def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):
     from simdist.cli import main
     from simdist.planning.settings import mppi_preset

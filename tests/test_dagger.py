@@ -75,6 +75,7 @@ def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrai
     assert not (tmp_path / "e" / "round_01").exists()
 
 
+@pytest.mark.slow
 def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     from simdist.cli import main
 

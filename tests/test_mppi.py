@@ -241,6 +241,7 @@ def test_every_mppi_preset_is_valid_and_manipulation_prior_is_the_paper_sampler_
         mppi_preset("nope")  # the error lists the valid presets
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("causal", [True, False])
 def test_compiled_self_attention_unrolls_and_matches_eager(monkeypatch, causal):
     """Under torch.compile on CPU (no grad) small-head self-attention takes the samples-last unrolled form
