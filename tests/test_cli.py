@@ -174,6 +174,7 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     assert "mean_return" in ab["data-50"]  # `sim` reports the dense episode return (the quadruped's Table I metric)
 
 
+@pytest.mark.slow
 def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys, pendulum_data, monkeypatch):
     from simdist import ablations
 
@@ -190,6 +191,7 @@ def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys
     assert seen == [0, 1]  # same data and settings, each replicate from its own initialisation
 
 
+@pytest.mark.slow
 def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, capsys, pendulum_data, monkeypatch):
     common = ["--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"), "--steps", "4", "--trials", "1",
               "--json", "--quiet"]
@@ -314,6 +316,7 @@ def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, c
     assert "cannot warm-start" in caplog.text and "ffn.0.weight (32, 16)" in caplog.text
 
 
+@pytest.mark.slow
 def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsys, caplog, pendulum_data):
     from simdist.data.episodes import load_episodes
 

@@ -113,6 +113,7 @@ def test_rerunning_a_finished_run_reports_each_rounds_budget_as_it_was(tmp_path,
         assert 0 < rounds[0]["real_minutes"] < rounds[1]["real_minutes"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quiet", [True, False])
 def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pendulum_data, capfd, quiet):
     """A round's logged forward progress once overwrote the progress-bar flag, so rounds after the first ignored it."""
