@@ -17,7 +17,7 @@ import logging
 
 import torch
 
-from simdist.checkpoint import load_model, read_config, save_model
+from simdist.training.checkpoint import load_model, read_config, save_model
 
 
 def average(paths: list[str]):

@@ -22,7 +22,7 @@ from torch import nn
 
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.data.episodes import load_episodes
 from simdist.eval.rollout import rollout
 from simdist.model.world_model import ACTION, COMMAND, WorldModel

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import torch
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.config import LossConfig, ModelConfig, parse_overrides, replace, train_preset
 from simdist.model.world_model import WorldModel
-from simdist.train import _loop, load_windows, set_trainable
+from simdist.training.train import _loop, load_windows, set_trainable
 
 log = logging.getLogger("bc_head_refit")
 

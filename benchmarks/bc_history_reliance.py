@@ -18,7 +18,7 @@ import logging
 import numpy as np
 import torch
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
 
 log = logging.getLogger("bc_history_reliance")

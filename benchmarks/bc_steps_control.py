@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 
 from simdist.baselines.bc import retrain_on_labels, sim_expert_transitions
-from simdist.dagger import DaggerConfig
+from simdist.adaptation.dagger import DaggerConfig
 
 
 def main() -> None:

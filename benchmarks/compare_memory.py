@@ -53,7 +53,7 @@ def main() -> None:
         if args.mode == "data":
             data_path(args.data)
         else:
-            from simdist.baselines.run import run_baseline
+            from simdist.experiments.baseline_run import run_baseline
 
             run_baseline(args.mode, args.task, args.data, f"{args.out}/{args.mode}/seed_{seed}", 15, 15, seed,
                          "cpu", episodes_per_round=15, grid="all", checkpoint=args.checkpoint)

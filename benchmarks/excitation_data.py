@@ -18,9 +18,9 @@ import logging
 
 import numpy as np
 
-from simdist.adapt import round_initial_conditions
-from simdist.baselines.demonstrations import DEMO_SEED_OFFSET, write_real_episodes
-from simdist.checkpoint import check_fits_task, load_model
+from simdist.adaptation.adapt import round_initial_conditions
+from simdist.adaptation.demonstrations import DEMO_SEED_OFFSET, write_real_episodes
+from simdist.training.checkpoint import check_fits_task, load_model
 from simdist.data.generate import NoiseWindows, generation_preset
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import PolicyAgent

@@ -12,7 +12,7 @@ from collections import defaultdict
 import numpy as np
 from records import emit
 
-from simdist.adapt import round_initial_conditions
+from simdist.adaptation.adapt import round_initial_conditions
 from simdist.eval.rollout import PrivilegedAgent, rollout
 from simdist.tasks import get_task
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist import checkpoint as ckpt
+from simdist.training import checkpoint as ckpt
 from simdist.baselines.bc import BCLearner, dagger_labels, sim_expert_transitions
 from simdist.baselines.replay import SymmetricSampler
 from simdist.data.episodes import Episode, load_episodes

@@ -17,7 +17,7 @@ import json
 import numpy as np
 import torch
 
-from simdist import checkpoint as ckpt
+from simdist.training import checkpoint as ckpt
 from simdist.baselines.bc import BCLearner
 from simdist.eval.rollout import rollout
 from simdist.tasks import get_task

@@ -17,10 +17,10 @@ import numpy as np
 import torch
 from records import emit
 
-from simdist.checkpoint import load_model, read_config
+from simdist.training.checkpoint import load_model, read_config
 from simdist.config import LossConfig, from_dict
 from simdist.model.loss import world_model_loss
-from simdist.train import load_windows
+from simdist.training.train import load_windows
 
 
 @torch.no_grad()

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent

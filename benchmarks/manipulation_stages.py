@@ -24,7 +24,7 @@ import numpy as np
 from records import emit
 
 from simdist.baselines.bc import BCLearner
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent

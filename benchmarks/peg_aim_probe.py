@@ -27,7 +27,7 @@ import torch
 from peg_descent_probe import band
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.base import PROPRIO_KEY

@@ -16,7 +16,7 @@ import logging
 import numpy as np
 from peg_perceiving_expert import CONTROLLERS, outcomes
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import episode_seed, rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner

@@ -12,8 +12,8 @@ import argparse
 import numpy as np
 import torch
 
-from simdist.checkpoint import load_model
-from simdist.dagger import dagger_episode
+from simdist.training.checkpoint import load_model
+from simdist.adaptation.dagger import dagger_episode
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import PrivilegedAgent

@@ -4,7 +4,7 @@
 # fell 0.33 -> 0.10 (benchmarks/peg_bc_phase_probe.py --name dagger200). Here the head drives, and the privileged
 # expert labels, in `sim` with `real`'s physics (benchmarks/physics/peg_sim_as_real.json: every field where the two
 # domains' defaults differ; the shipped head seats 0.325 there, as in `real`, on the same 40 trials): the stand-in for
-# an operator correcting the robot (`simdist.corrections`). Then the same 100 steps at 4e-7 and 2e-6, each head on
+# an operator correcting the robot (`simdist.adaptation.corrections`). Then the same 100 steps at 4e-7 and 2e-6, each head on
 # the same 40 Narrow trials per domain (seed 1). About 5 min of collection and 1 min per probe on 2 cores.
 # Record: benchmarks/results/peg_bc_phase_probe.jsonl (data runs/peg_dagger44_asreal200/dagger_data).
 set -euo pipefail

@@ -40,7 +40,7 @@ from records import emit
 from safetensors.torch import load_file, save_file
 
 from simdist.baselines.diffusion_policy import ChunkDDPM
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION, PROPRIO, WorldModel

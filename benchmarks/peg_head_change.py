@@ -27,7 +27,7 @@ from peg_bc_phase_probe import PHASES, SHIPPED, phase_of
 from peg_perturbation_probe import sign_flipped
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION, PROPRIO

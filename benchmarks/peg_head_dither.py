@@ -21,7 +21,7 @@ import logging
 import numpy as np
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task

@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.reward import PegState

@@ -14,7 +14,7 @@ import argparse
 import numpy as np
 from manipulation_stages import recorded_episodes
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task

@@ -22,7 +22,7 @@ import torch
 from peg_perceiving_teacher_data import TEACHER, ObservationTap, PerceivingPolicy
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.reward import PegState

@@ -25,7 +25,7 @@ import torch
 from peg_bc_phase_probe import PHASES, SHIPPED, phase_of
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import PROPRIO
 from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_LAYOUT

@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner

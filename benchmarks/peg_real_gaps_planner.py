@@ -25,7 +25,7 @@ import time
 
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import mppi_preset

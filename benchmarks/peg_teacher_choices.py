@@ -27,7 +27,7 @@ from peg_head_precision import MOUTH_HEIGHT_M, MOUTH_LATERAL_M
 from peg_perceiving_teacher_data import TEACHER, ObservationTap, PerceivingPolicy
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.env import CONTROL

@@ -28,7 +28,7 @@ from manipulation_stages import recorded_episodes
 from peg_bc_phase_probe import PHASES, phase_of
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.peg_insertion.layout import PROPRIO

@@ -11,7 +11,7 @@ PAIRS=${PAIRS:-"paper-quadruped:quadruped-cpu-compiled paper-manipulation:paper-
 OLD=$(mktemp -d); trap 'rm -rf "$OLD"' EXIT
 git archive "$BEFORE" src | tar -x -C "$OLD"
 bench() {  # $1: PYTHONPATH ('' for this tree), $2 model preset, $3 MPPI preset
-  PYTHONPATH="$1" python -c "import json; from simdist.bench import bench_plan
+  PYTHONPATH="$1" python -c "import json; from simdist.experiments.bench import bench_plan
 print(json.dumps(bench_plan('$2', '$3', compile=True)))" 2>/dev/null | tail -1
 }
 for _ in $(seq 1 "$ROUNDS"); do

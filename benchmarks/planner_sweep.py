@@ -14,7 +14,7 @@ import logging
 
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent

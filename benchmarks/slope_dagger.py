@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.checkpoint import load_model
-from simdist.dagger import dagger_episode
+from simdist.training.checkpoint import load_model
+from simdist.adaptation.dagger import dagger_episode
 from simdist.data.episodes import DatasetInfo, create_dataset, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, episode_seed
 from simdist.planning.agent import PolicyAgent

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.config import replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent

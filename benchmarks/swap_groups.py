@@ -13,7 +13,7 @@ import argparse
 
 import torch
 
-from simdist import checkpoint as ckpt
+from simdist.training import checkpoint as ckpt
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import episode_seed
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.registry import get_task

@@ -25,7 +25,7 @@ import torch
 from manipulation_stages import STAGE_TERMS, stage_means, staged_rollouts
 from records import emit
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import _HistoryAgent
 from simdist.planning.mppi import refit

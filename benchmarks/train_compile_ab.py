@@ -5,7 +5,7 @@
 
 Alternates eager and compiled in fresh processes (`--rounds` of each), each timing `--steps` steps of real batches
 after `--warmup` steps (the compiled ones include the one-off compile, reported as `warmup_s`). Without `--data` the
-batches are random (session 7's form, `simdist.bench`). Run with nothing else on the cores.
+batches are random (session 7's form, `simdist.experiments.bench`). Run with nothing else on the cores.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ def measure(args: argparse.Namespace, compiled: bool) -> dict:
     import numpy as np
     import torch
 
-    from simdist.bench import _random_batch, _spec_for
+    from simdist.experiments.bench import _random_batch, _spec_for
     from simdist.config import ModelConfig, model_preset, parse_overrides, replace, train_preset
     from simdist.model.loss import world_model_loss
     from simdist.model.world_model import WorldModel
-    from simdist.train import build_model, load_windows
+    from simdist.training.train import build_model, load_windows
 
     torch.manual_seed(0)
     cfg = replace(model_preset(args.preset), **parse_overrides(ModelConfig, args.model_set))

@@ -5,13 +5,13 @@ import json
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.ablations import ABLATIONS, run_ablations
+from simdist.training import checkpoint as ckpt
+from simdist.experiments.ablations import ABLATIONS, run_ablations
 from simdist.cli import main
 from simdist.config import FinetuneConfig, TrainConfig
 from simdist.model.value_td import discounted_targets, value_target_network, value_td_loss, value_td_terms
 from simdist.model.world_model import VALUE
-from simdist.train import finetune, load_windows, set_trainable
+from simdist.training.train import finetune, load_windows, set_trainable
 
 GAMMA = 0.9
 
@@ -150,7 +150,7 @@ def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
 
 
 def test_table_one_sets_each_variant_against_simdist():
-    from simdist.ablations import table_one
+    from simdist.experiments.ablations import table_one
 
     def variant(success, trials=20):
         return {"steps": 100, "success_rate": success, "settings": {"trials": trials}}

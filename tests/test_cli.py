@@ -115,7 +115,7 @@ def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_a
     import os
     import shutil
 
-    from simdist import commands
+    from simdist.cli import commands
 
     ckpt = tmp_path / "shipped"
     shutil.copytree(pretrained, ckpt, ignore=shutil.ignore_patterns("eval_info.json"))
@@ -156,7 +156,7 @@ def test_grid_left_out_is_the_tasks_default():
 
 
 def test_run_help_names_every_pipeline_preset(capsys):
-    from simdist.pipeline import PIPELINE_PRESETS
+    from simdist.experiments.pipeline import PIPELINE_PRESETS
 
     with pytest.raises(SystemExit):
         main(["run", "--help"])
@@ -175,7 +175,7 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
 
 
 def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys, pendulum_data, monkeypatch):
-    from simdist import ablations
+    from simdist.experiments import ablations
 
     seen = []
     real_pretrain = ablations.pretrain
@@ -199,7 +199,7 @@ def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, caps
     def no_loading(*args, **kwargs):
         raise AssertionError("evaluated variants must come from their cache")
 
-    monkeypatch.setattr("simdist.ablations.load_episodes", no_loading)
+    monkeypatch.setattr("simdist.experiments.ablations.load_episodes", no_loading)
     both = run_json(capsys, "ablate", "pendulum", "--variants", "data-50,mlp-heads", *common)["ablations"]
     assert both["data-50"] == first["data-50"] and set(both) == {"data-50", "mlp-heads"}
     table = (tmp_path / "ab" / "ablations.md").read_text()
@@ -253,7 +253,7 @@ def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data
 
 
 def test_pretrain_can_keep_every_checkpoint_for_selection_by_evaluation(tmp_path, capsys, pendulum_data):
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
 
     out = tmp_path / "m"
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--steps", "2",

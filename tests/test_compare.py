@@ -14,7 +14,7 @@ SMALL = dict(steps=30, offline_steps=30, value_fit_steps=30, max_updates_per_rou
 
 @pytest.mark.parametrize("method", ["iql", "rlpd", "sgft", "dp_cotrain"])
 def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
-    from simdist.baselines.run import RESULTS_FILE, run_baseline
+    from simdist.experiments.baseline_run import RESULTS_FILE, run_baseline
     from simdist.data.episodes import load_episodes
 
     result = run_baseline(method, "pendulum", pendulum_data, tmp_path, real_episode_budget=3, episodes_per_update=2,
@@ -34,7 +34,7 @@ def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
 def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
     import argparse
 
-    from simdist.baselines.compare import add_compare_commands
+    from simdist.experiments.compare import add_compare_commands
 
     parser = argparse.ArgumentParser()
     add_compare_commands(parser.add_subparsers(dest="command"))
@@ -49,7 +49,7 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
                                   "--out", str(tmp_path)])
         with pytest.raises(ValueError, match=why):
             args.fn(args)
-    from simdist.baselines.compare import _seeds
+    from simdist.experiments.compare import _seeds
     assert _seeds("3") == [0, 1, 2] and _seeds("0,") == [0] and _seeds("0,4,7") == [0, 4, 7]
     with pytest.raises(ValueError, match="names no run"):
         _seeds("-1,")
@@ -89,7 +89,7 @@ def test_comparison_states_simdist_against_the_best_baseline():
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
     from simdist.baselines.replay import world_model_reward
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.data.episodes import load_episodes
 
     _, eps = load_episodes(pendulum_data)
@@ -99,10 +99,10 @@ def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
 
 
 def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_path):
-    from simdist.adapt import AdaptConfig
-    from simdist.baselines.demonstrations import collect_demonstrations
-    from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.checkpoint import load_model
+    from simdist.adaptation.adapt import AdaptConfig
+    from simdist.adaptation.demonstrations import collect_demonstrations
+    from simdist.experiments.simdist_bc import run_simdist_bc
+    from simdist.training.checkpoint import load_model
     from simdist.config import FinetuneConfig
     from simdist.planning.settings import MPPIConfig
     from simdist.tasks import get_task
@@ -120,13 +120,13 @@ def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_
 
 
 def test_only_demonstration_methods_get_demonstrations():
-    from simdist.baselines.run import _default_demos
+    from simdist.experiments.baseline_run import _default_demos
 
     assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
         [0, 0, 20, 20, 20, 100]
     assert _default_demos("rlpd", "quadruped") == 0
     # `simdist compare --demos N` gives N to the methods that use demonstrations (the quadruped too), never to others
-    from simdist.baselines.compare import demos_for
+    from simdist.experiments.compare import demos_for
 
     assert [demos_for(m, 5) for m in ("bc", "sgft", "simdist", "simdist_bc", "iql", "dp")] == \
         [None, None, None, 5, 5, 5]
@@ -161,7 +161,7 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
 
 def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, tmp_path, monkeypatch):
     """An interrupted `simdist compare` reruns only what is missing; a folder is never reused for other settings."""
-    from simdist.baselines import run as baseline_run
+    from simdist.experiments import baseline_run
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
                   overrides=SMALL)
@@ -174,7 +174,7 @@ def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, 
 
 
 def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, tmp_path):
-    from simdist.baselines.run import run_baseline
+    from simdist.experiments.baseline_run import run_baseline
     from simdist.data.episodes import episode_files
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
@@ -190,8 +190,8 @@ def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, 
 def test_a_resumed_seed_reuses_its_demonstrations(pendulum_data, tmp_path, monkeypatch):
     """Demonstrations are real-robot data, collected once: a seed killed after collecting them resumes with them,
     and an incomplete set is moved aside, never overwritten."""
-    from simdist.baselines import demonstrations
-    from simdist.baselines.run import run_baseline
+    from simdist.adaptation import demonstrations
+    from simdist.experiments.baseline_run import run_baseline
     from simdist.data.episodes import load_episodes
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
@@ -213,7 +213,7 @@ def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(
                                                                                  monkeypatch):
     """`simdist compare --physics FILE`: the baseline's real episodes run on the overridden robot, and a folder
     run on one robot is not resumed on another."""
-    from simdist.baselines import run as baseline_run
+    from simdist.experiments import baseline_run
     from simdist.tasks import get_task
 
     task = get_task("pendulum")
@@ -234,7 +234,7 @@ def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(
 def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeypatch):
     """`start_policy` (e.g. `simdist dagger`'s output for a BC checkpoint): BC deploys it unchanged, RLPD starts its
     actor from it; other methods and a missing policy are refused before any work."""
-    from simdist.baselines import run as baseline_run
+    from simdist.experiments import baseline_run
     from simdist.baselines.bc import BCLearner
     from simdist.baselines.learners import LearnerSetup
 

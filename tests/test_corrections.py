@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
+from simdist.training import checkpoint as ckpt
 from simdist.config import CorrectionConfig, LossConfig, model_preset
-from simdist.corrections import CorrectedAgent
+from simdist.adaptation.corrections import CorrectedAgent
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import WorldModel
-from simdist.robot import EpisodeLogger
+from simdist.data.robot_logger import EpisodeLogger
 from simdist.tasks import get_task
 
 
@@ -94,7 +94,7 @@ def test_takeovers_last_their_window():
 
 
 def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pretrained, pendulum_data):
-    from simdist.adapt import AdaptConfig, adapt
+    from simdist.adaptation.adapt import AdaptConfig, adapt
     from simdist.config import FinetuneConfig, with_bc_head
     from simdist.planning.settings import mppi_preset
 
@@ -134,7 +134,7 @@ def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
 
 def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained, pendulum_data):
     from simdist.cli import main
-    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
+    from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
 
     out = tmp_path / "a"
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--out", str(out), "--rounds", "1",
@@ -149,7 +149,7 @@ def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained
 def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data,
                                                                     replay_labels):
     from simdist.config import FinetuneConfig, with_bc_head
-    from simdist.train import finetune
+    from simdist.training.train import finetune
 
     task = get_task("pendulum")
     log = EpisodeLogger(tmp_path / "logs", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)

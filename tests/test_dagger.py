@@ -1,4 +1,4 @@
-"""DAgger for the BC head (simdist.dagger): labels from the privileged expert, only the head trained, resumable."""
+"""DAgger for the BC head (simdist.adaptation.dagger): labels from the privileged expert, only the head trained, resumable."""
 
 import json
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.dagger import DaggerConfig, dagger
+from simdist.training import checkpoint as ckpt
+from simdist.adaptation.dagger import DaggerConfig, dagger
 from simdist.data.episodes import episode_files, load_episodes
 from simdist.tasks import get_task
 
@@ -91,11 +91,11 @@ def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
 
 def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,
                                                                           monkeypatch, caplog):
-    import simdist.dagger.run as dagger_module
+    import simdist.adaptation.dagger.run as dagger_module
 
     monkeypatch.setattr(dagger_module, "evaluate_head", lambda task, *a, **k: {g: -1.0 for g in task.grids})
     cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
-    with caplog.at_level("WARNING", logger="simdist.dagger"):
+    with caplog.at_level("WARNING", logger="simdist.adaptation.dagger"):
         result = dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,
                         device=torch.device("cpu"), progress=False)
     assert result["final_head_sim_success_mean"] == -1.0
@@ -104,7 +104,7 @@ def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_pa
 
 def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data,
                                                                       monkeypatch):
-    import simdist.dagger.run as dagger_module
+    import simdist.adaptation.dagger.run as dagger_module
 
     calls = []
 

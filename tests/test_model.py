@@ -117,7 +117,7 @@ def test_policy_without_history_reads_only_the_current_latent():
 
 
 def test_policy_ffn_width_is_the_policy_heads_own(tmp_path):
-    from simdist import checkpoint as ckpt
+    from simdist.training import checkpoint as ckpt
     from simdist.config import replace
 
     cfg = model_preset("cpu")
@@ -292,7 +292,7 @@ def test_shipped_quadruped_model_walks_in_sim(name, task_name):
     """A shipped quadruped model loads (weights, normaliser, config) and its BC head crosses the sim slope or pads."""
     from pathlib import Path
 
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.eval.rollout import rollout
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.registry import get_task
@@ -311,7 +311,7 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
     the peg and brings it over the hole (Narrow grid, `sim`); insertion itself succeeds in about a third of trials."""
     from pathlib import Path
 
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.peg_insertion.reward import PegState
     from simdist.tasks.registry import get_task
@@ -335,7 +335,7 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
 
 
 def test_sensor_noise_reaches_the_inputs_in_training_only_and_never_the_targets(tmp_path):
-    from simdist import checkpoint as ckpt
+    from simdist.training import checkpoint as ckpt
 
     spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2,
                      sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)})

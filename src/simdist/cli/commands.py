@@ -1,5 +1,5 @@
-"""What each `simdist` command does: one function per command, each a thin call into the library (cli.py builds the
-parser and prints the result). Heavy imports stay inside the functions, so `simdist --help` starts fast."""
+"""What each `simdist` command does: one function per command, each a thin call into the library (main.py builds
+the parser and prints the result)."""
 
 from __future__ import annotations
 
@@ -7,26 +7,35 @@ import json
 import os
 from pathlib import Path
 
-from simdist.config import CorrectionConfig
-from simdist.planning.settings import task_planner
+from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
+from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
+from simdist.config import (CorrectionConfig, FinetuneConfig, LossConfig, ModelConfig, TrainConfig, finetune_preset,
+                            from_dict, model_preset, parse_overrides, replace, train_preset, with_bc_head, with_steps)
+from simdist.data.episodes import atomic_write_text, episode_files, merge_datasets
+from simdist.data.generate import expert_only, generate, generation_preset
+from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
+from simdist.eval.selection import select_checkpoint
+from simdist.experiments import bench
+from simdist.experiments.ablations import ABLATIONS, run_ablations
+from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, PIPELINE_PRESETS, run_pipeline
+from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.tasks import get_task, task_names
 from simdist.tasks.base import default_grid
+from simdist.training.checkpoint import check_model_fits_task, load_model, read_config, shipped_checkpoint
+from simdist.training.train import finetune, plan_device, pretrain
 
 
 def _task(name: str):
-    from simdist.tasks import get_task
-
     return get_task(name)
 
 
 def cmd_tasks(args) -> dict:
-    from simdist.tasks import task_names
-
     return {"tasks": task_names()}
 
 
 def cmd_generate(args) -> dict:
-    from simdist.data.generate import expert_only, generate, generation_preset
-
     task = _task(args.task)
     cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
     cfg = expert_only(cfg) if args.expert_only else cfg
@@ -35,18 +44,11 @@ def cmd_generate(args) -> dict:
 
 
 def cmd_merge(args) -> dict:
-    from simdist.data.episodes import episode_files, merge_datasets
-
     root = merge_datasets(args.out, args.sources, copy=args.copy)
     return {"out": str(root), "sources": args.sources, "files": len(episode_files(root))}
 
 
 def cmd_pretrain(args) -> dict:
-    from simdist.checkpoint import read_config
-    from simdist.config import (LossConfig, ModelConfig, TrainConfig, from_dict, model_preset, parse_overrides,
-                                replace, train_preset, with_steps)
-    from simdist.train import pretrain
-
     cfg = train_preset(args.preset)
     cfg = replace(cfg, loss=replace(cfg.loss, **parse_overrides(LossConfig, args.loss_set or [])))
     if args.steps:  # a shorter run keeps the preset's schedule shape: ≤10 % warmup, decay over the run
@@ -62,10 +64,6 @@ def cmd_pretrain(args) -> dict:
 
 
 def cmd_finetune(args) -> dict:
-    from simdist.config import (FinetuneConfig, LossConfig, ModelConfig, finetune_preset, parse_overrides, replace,
-                                with_steps)
-    from simdist.train import finetune
-
     cfg = finetune_preset(args.preset)
     if args.steps:
         cfg = with_steps(cfg, args.steps)
@@ -81,13 +79,6 @@ def cmd_finetune(args) -> dict:
 
 
 def cmd_evaluate(args) -> dict:
-    from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
-    from simdist.checkpoint import check_model_fits_task, load_model
-    from simdist.data.episodes import atomic_write_text
-    from simdist.eval.rollout import evaluate_grids
-    from simdist.planning.agent import MPPIAgent, PolicyAgent
-    from simdist.train import plan_device
-
     task = _task(args.task)
     if baseline_method(args.checkpoint):  # a baseline is its own policy: it has no world model to plan with
         if args.agent == "mppi":
@@ -129,10 +120,6 @@ def _evaluation_file(checkpoint: str, out: str | None) -> Path:
 
 
 def cmd_select(args) -> dict:
-    from simdist.data.episodes import atomic_write_text
-    from simdist.eval.selection import select_checkpoint
-    from simdist.planning.agent import MPPIAgent, PolicyAgent
-
     task = _task(args.task)
     target = _evaluation_file(args.checkpoints[0], args.out) if args.out else None  # refused before any trial
     planner = task_planner(task, args.mppi) if args.agent == "mppi" else None  # a bad preset fails before any trial
@@ -147,8 +134,6 @@ def cmd_select(args) -> dict:
 
 
 def cmd_expert_eval(args) -> dict:
-    from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
-
     task = _task(args.task)
     return evaluate_grids(task, lambda env: PrivilegedAgent(task.expert(), env, seed=args.seed), args.domain,
                           task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed, args.physics,
@@ -156,11 +141,6 @@ def cmd_expert_eval(args) -> dict:
 
 
 def cmd_adapt(args) -> dict:
-    from simdist.adapt import AdaptConfig, adapt
-    from simdist.config import FinetuneConfig, finetune_preset, parse_overrides, replace, with_bc_head, with_steps
-    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
-    from simdist.train import plan_device
-
     ft = finetune_preset(args.preset)
     if args.finetune_steps:
         ft = with_steps(ft, args.finetune_steps)
@@ -179,9 +159,6 @@ def cmd_adapt(args) -> dict:
 
 
 def cmd_demo(args) -> dict:
-    from simdist.checkpoint import shipped_checkpoint
-    from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, run_pipeline
-
     if args.task == "pendulum":  # every stage, pretraining included, in about 80 s
         return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
     return run_pipeline(DEMO_TASK, "cpu", args.out, progress=not args.quiet,
@@ -189,12 +166,8 @@ def cmd_demo(args) -> dict:
 
 
 def cmd_run(args) -> dict:
-    from simdist.pipeline import PIPELINE_PRESETS, run_pipeline
-    from simdist.train import plan_device
-
     device, sizing = plan_device(args.plan_device), None
     if args.mppi or args.grid or args.mppi_set or args.finetune_steps or args.rounds or args.select_checkpoints:
-        from simdist.config import replace
         base = PIPELINE_PRESETS.get(args.preset)
         if base is None:
             raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
@@ -208,9 +181,6 @@ def cmd_run(args) -> dict:
 
 
 def cmd_ablate(args) -> dict:
-    from simdist.ablations import ABLATIONS, run_ablations
-    from simdist.config import finetune_preset, model_preset, replace, train_preset, with_steps
-
     train_cfg = train_preset(args.preset)
     if args.steps:
         train_cfg = replace(with_steps(train_cfg, args.steps), decay_steps=args.steps)
@@ -230,12 +200,7 @@ def cmd_ablate(args) -> dict:
 
 
 def cmd_bench(args) -> dict:
-    from simdist import bench
-
     if args.what == "plan":
-        from simdist.config import parse_overrides
-        from simdist.planning.settings import MPPIConfig
-
         return bench.bench_plan(args.preset, args.mppi or args.preset, repeats=args.repeats, device=args.device,
                                 overrides=parse_overrides(MPPIConfig, args.set or []))
     return bench.bench_train(args.preset, repeats=args.repeats, device=args.device, amp=args.amp,

@@ -11,14 +11,18 @@ from typing import Any
 
 import numpy as np
 
+from simdist.adaptation.rounds import round_progress
 from simdist.baselines.bc import BCConfig
 from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
-from simdist.baselines.run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, START_POLICY_METHODS,
+from simdist.eval.report import write_comparison
+from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, START_POLICY_METHODS,
                                    run_baseline)
 from simdist.baselines.sgft import SGFTConfig
-from simdist.memory import release_freed_memory
+from simdist.experiments.memory import release_freed_memory
+from simdist.tasks import get_task
+from simdist.tasks.base import default_grid
 
 
 def _seeds(text: str) -> list[int]:
@@ -39,17 +43,13 @@ def demos_for(method: str, asked: int | None) -> int | None:
 
 
 def _run_then_release(*args, **kwargs) -> dict:
-    """One method and seed, then its memory back to the OS before the next (simdist.memory)."""
+    """One method and seed, then its memory back to the OS before the next (simdist.experiments.memory)."""
     result = run_baseline(*args, **kwargs)
     release_freed_memory()
     return result
 
 
 def cmd_compare(args) -> dict:
-    from simdist.adapt import round_progress
-    from simdist.tasks import get_task
-    from simdist.tasks.base import default_grid
-
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -82,8 +82,6 @@ def cmd_compare(args) -> dict:
             summary[method]["progress_mean"] = progress.mean(0).tolist()
     result = {"task": args.task, "methods": summary, "out": str(out)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
-    from simdist.eval.report import write_comparison  # matplotlib only when a comparison is written
-
     write_comparison(out, summary)
     return result
 

@@ -13,15 +13,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.adapt import physics_setting, refuse_other_settings
+from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
+from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
 from simdist.config import parse_overrides, replace
-from simdist.dagger.collect import collect_round, evaluate_head, import_labels
-from simdist.dagger.config import DaggerConfig
+from simdist.adaptation.dagger.collect import collect_round, evaluate_head, import_labels
+from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
-from simdist.train import default_device, finetune, load_windows
+from simdist.training.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)
 
@@ -192,8 +193,6 @@ def _cached_evaluation(task, head: Path, cfg: DaggerConfig, physics, progress: b
 
 
 def cmd_dagger(args) -> dict:
-    from simdist.tasks import get_task
-
     cfg = DaggerConfig(**parse_overrides(DaggerConfig, args.set or []))
     if args.rounds is not None:
         cfg = replace(cfg, rounds=args.rounds)

@@ -134,7 +134,7 @@ def has_trainer_state(directory: str | Path) -> bool:
 
 
 # ------------------------------------------------------------------------------------ shipped models and task fit
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"  # the repository's checkpoints/ (editable install)
+SHIPPED_DIR = Path(__file__).resolve().parents[3] / "checkpoints"  # the repository's checkpoints/ (editable install)
 
 
 def shipped_checkpoint(name: str) -> Path:

@@ -1,6 +1,6 @@
 """Run a baseline in a task's `real` domain under a real-data budget, with `simdist adapt`'s protocol.
 
-Protocol (as `simdist.adapt`): round j deploys the current policy on the task's M fixed evaluation initial
+Protocol (as `simdist.adaptation.adapt`): round j deploys the current policy on the task's M fixed evaluation initial
 conditions; those episodes are both round j's evaluation point (success rate, cumulative real minutes) and
 new real data. Online methods (IQL, RLPD, SGFT) update after every `episodes_per_update` episodes, so with
 `episodes_per_update = M` the schedule is exactly SimDist's; with 1 it is the paper's "updated after every
@@ -25,14 +25,20 @@ from typing import Any
 import numpy as np
 import torch
 
+from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.rounds import physics_setting, round_initial_conditions
 from simdist.baselines.bc import BCLearner
 from simdist.baselines.common import spec_of
-from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
+from simdist.adaptation.demonstrations import run_demonstrations, write_real_episodes
 from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
+from simdist.config import finetune_preset, model_preset_for, with_steps
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
-from simdist.memory import release_freed_memory
+from simdist.experiments.memory import release_freed_memory
+from simdist.experiments.simdist_bc import run_simdist_bc
+from simdist.planning.settings import task_planner
+from simdist.tasks import get_task
 
 log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
@@ -109,8 +115,6 @@ class _Run:
 
     def real_env_and_conditions(self):
         """The `real` environment and the round's fixed evaluation initial conditions (as `simdist adapt`)."""
-        from simdist.adapt import round_initial_conditions
-
         env = self.task.make_env("real", self.physics, seed=self.seed)
         return env, round_initial_conditions(self.task, self.grid, self.episodes_per_round, seed=self.seed)[0]
 
@@ -170,9 +174,6 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
     instead of from a BC policy trained on the simulation data (or, in manipulation, a fresh actor).
     """
-    from simdist.adapt import physics_setting
-    from simdist.tasks import get_task
-
     start_policy = _check_arguments(method, real_episode_budget, episodes_per_update, episodes_per_round,
                                     start_policy, seed)
     task = get_task(task) if isinstance(task, str) else task
@@ -220,11 +221,6 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
 def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps,
                      mppi_set: tuple[str, ...] = ()) -> dict:
     """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
-    from simdist.adapt import AdaptConfig, adapt
-    from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.config import finetune_preset, model_preset_for, with_steps
-    from simdist.planning.settings import task_planner
-
     if checkpoint is None:
         raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
     name = model_preset_for(run.task, preset)

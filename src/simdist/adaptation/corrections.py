@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.baselines.demonstrations import teleoperator
+from simdist.adaptation.rounds import round_initial_conditions
+from simdist.adaptation.demonstrations import teleoperator
 from simdist.config import CorrectionConfig
 from simdist.data.episodes import episode_files, read_episode_file, read_info, write_episodes
 from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
@@ -63,8 +64,6 @@ class CorrectedAgent:
 def collect_corrections(task, env, robot, cfg: CorrectionConfig, data_dir: Path, j: int, seed: int,
                         grid: str, progress: bool = False) -> list:
     """Run (or resume) round j's corrected episodes, writing each as `r{j}_c{i}.h5` the moment it ends."""
-    from simdist.adapt import round_initial_conditions  # adapt imports this module
-
     n = cfg.episodes_per_round
     ics, _ = round_initial_conditions(task, grid, n, seed + CORRECTION_SEED_OFFSET + 7919 * j)
     info = read_info(data_dir)

@@ -17,15 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.checkpoint import load_model
+from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
+from simdist.training.checkpoint import load_model
 from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
                                    write_episodes)
 from simdist.eval.rollout import rollout, wilson_interval
-from simdist.finetune_ablations import finetune_table, run_finetune_ablations
+from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
-from simdist.train import pretrain
+from simdist.training.train import pretrain
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +55,6 @@ ABLATIONS = {
     "unfreeze-value": Ablation(trainable=("dynamics", "value")),  # value trained on a TD target (value_td.py)
 }
 REFERENCE = "dynamics-only"
-# Table I metrics (`sim`): success, and where the task reports them progress and the dense episode return (the
-# paper's quadruped metric).
-TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress (m)"),
-                     ("mean_return", "episode return"))
 
 
 def _subset(episodes: list[Episode], ablation: Ablation, seed: int,
@@ -253,8 +250,6 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
     if results or finetune_names:
-        from simdist.eval.report import write_ablation_plot  # matplotlib only when a plot is written
-
         summary["plot"] = write_ablation_plot(out, summary)
         for md in (out / "ablations.md", out / "finetune_ablations.md"):
             if md.exists() and summary["plot"]:

@@ -8,10 +8,11 @@ import json
 import logging
 import sys
 
-from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
-                              cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
-# light: dataclasses only (the parser reads their defaults and preset names)
+from simdist.adaptation.dagger import add_dagger_command
+from simdist.cli.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval,
+                                  cmd_finetune, cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
+from simdist.experiments.compare import add_compare_commands
 
 log = logging.getLogger("simdist")
 
@@ -196,8 +197,6 @@ def build_parser() -> argparse.ArgumentParser:
              "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
-    from simdist.baselines.compare import add_compare_commands
-    from simdist.dagger import add_dagger_command
     add_compare_commands(sub)
     add_dagger_command(sub)
     sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "
@@ -205,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("task")
     sp.add_argument("--sim-data", required=True)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.ablations.ABLATIONS)")
+    sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.experiments.ablations.ABLATIONS)")
     sp.add_argument("--expert-data", help="expert-only variant: a `generate --expert-only` dataset, used up to the "
                     "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)")
     sp.add_argument("--preset", default="cpu", help="model and train preset")

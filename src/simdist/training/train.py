@@ -20,7 +20,8 @@ import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-from simdist import checkpoint as ckpt
+from simdist.tasks.registry import get_task, task_names
+from simdist.training import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
                             TrainConfig, replace)
 from simdist.data.episodes import read_info
@@ -80,8 +81,6 @@ def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
 
 
 def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
-    from simdist.tasks.registry import get_task, task_names
-
     if task_name not in task_names():
         raise ValueError(f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
                          f"{task_name!r} is not registered; registered: {task_names()}")
