@@ -21,7 +21,7 @@ import torch
 from simdist.training.checkpoint import load_model
 from simdist.config import LossConfig, ModelConfig, parse_overrides, replace, train_preset
 from simdist.model.world_model import WorldModel
-from simdist.training.train import _loop, load_windows, set_trainable
+from simdist.training.train import load_windows, set_trainable, train_loop
 
 log = logging.getLogger("bc_head_refit")
 
@@ -61,10 +61,10 @@ def main() -> None:
     weights = LossConfig(latent=0.0, reward=0.0, value=0.0, bc=cfg.loss.bc)
     extra = {"stage": "bc-refit", "refit_from": args.checkpoint, "data": args.data, "steps": args.steps,
              "tail_windows": args.tail_windows}
-    result = _loop(model, params, data, Path(args.out), steps=args.steps, batch_size=cfg.batch_size, lr=cfg.lr,
-                   lr_end=cfg.lr_end, warmup=min(cfg.warmup_steps, args.steps // 10), decay_steps=args.steps,
-                   val_fraction=cfg.val_fraction, val_every=max(1, args.steps // 4), checkpoint_every=args.steps,
-                   seed=cfg.seed, weights=weights, grad_clip=None, extra=extra, progress=False)
+    cfg = replace(cfg, steps=args.steps, warmup_steps=min(cfg.warmup_steps, args.steps // 10), decay_steps=args.steps,
+                  val_every=max(1, args.steps // 4), checkpoint_every=args.steps, loss=weights, grad_clip=None,
+                  amp=False, compile=False, ema_decay=0.0, keep_checkpoints=False)
+    result = train_loop(model, params, data, Path(args.out), cfg, extra, progress=False)
     log.info("validation %s", result.val_loss)
 
 

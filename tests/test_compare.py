@@ -139,7 +139,7 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
 
     argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
             str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",
-            "--prior-weight", "0.5", "--mppi", "cpu", "--mppi-set", "init_std=0.3", "--finetune-steps", "7", "--out",
+            "--prior-weight", "0.5", "--mppi", "cpu", "--set", "mppi.init_std=0.3", "--finetune-steps", "7", "--out",
             str(tmp_path), "--json", "--quiet"]
     assert main(argv) == 0
     methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]

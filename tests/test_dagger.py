@@ -79,14 +79,14 @@ def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     from simdist.cli import main
 
     argv = ["dagger", "pendulum", "--checkpoint", str(pretrained), "--sim-data", str(pendulum_data), "--out",
-            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "steps=2",
-            "--set", "batch_size=4", "--set", "warmup_steps=0", "--grid", "default", "--grid", "default",
+            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "dagger.steps=2",
+            "--set", "dagger.batch_size=4", "--set", "dagger.warmup_steps=0", "--grid", "default", "--grid", "default",
             "--workers", "2", "--json", "--quiet"]
     assert main(argv) == 0  # two grid files, collected by two worker processes
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["dagger_episodes"] == 2 and len(episode_files(tmp_path / "d" / "dagger_data")) == 2
     assert np.isfinite(result["rounds"][0]["head_sim_success_mean"])
-    assert main(argv[:-2] + ["--set", "rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
+    assert main(argv[:-2] + ["--set", "dagger.rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
 
 
 def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,

@@ -105,12 +105,13 @@ def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
 
 
 def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
-    """`simdist run --mppi-set F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
+    """`simdist run --set mppi.F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
     import simdist.experiments.pipeline as pipeline
+    from simdist.cli import commands
 
     seen = {}
-    monkeypatch.setattr(pipeline, "run_pipeline", lambda *a, **k: seen.update(k) or {})
-    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--mppi-set", "init_std=0.1",
+    monkeypatch.setattr(commands, "run_pipeline", lambda *a, **k: seen.update(k) or {})
+    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--set", "mppi.init_std=0.1",
                  "--finetune-steps", "7", "--rounds", "3", "--quiet"]) == 0
     assert seen["sizing"].mppi_set == ("init_std=0.1",) and seen["sizing"].finetune_steps == 7
     assert seen["sizing"].rounds == 3 and str(seen["planner_device"]) == "cpu"

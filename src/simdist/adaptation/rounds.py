@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from simdist.config import without_removed_fields
+
 log = logging.getLogger(__name__)
 
 
@@ -45,7 +47,8 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
             out.update({f"{key}.{k}": v for k, v in value.items()} if isinstance(value, dict) else {key: value})
         return out
 
-    a, b = flat(json.loads(path.read_text())), flat(json.loads(json.dumps(settings)))
+    # fields removed since the file was written compare as absent (config.REMOVED_FIELDS)
+    a, b = flat(without_removed_fields(json.loads(path.read_text()))), flat(json.loads(json.dumps(settings)))
     differ = sorted(k for k in set(a) | set(b) if k not in may_change and json.dumps(a.get(k)) != json.dumps(b.get(k)))
     def predates(k: str) -> bool:  # a whole section (e.g. "physics") or one field recorded since
         top = k.split(".")[0]

@@ -58,6 +58,14 @@ def read_config(directory: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} is not valid JSON: {err}") from err
 
 
+def read_model_config(directory: str | Path) -> ModelConfig:
+    """The ModelConfig a checkpoint was saved with."""
+    try:
+        return from_dict(ModelConfig, read_config(directory)["model"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{directory}/config.json does not describe a world model: {err}") from err
+
+
 def load_state_into(model: WorldModel, directory: str | Path) -> None:
     path = Path(directory) / MODEL_FILE
     if not path.exists():
