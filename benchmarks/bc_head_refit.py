@@ -1,7 +1,7 @@
 """Retrain a world model's BC head (optionally with a new shape) with everything else frozen.
 
     python benchmarks/bc_head_refit.py --checkpoint checkpoints/quadruped-cpu --data runs/quadruped_data_v2 \
-        --out runs/q_bc_wide --steps 4000 --model-set policy_ffn_dim=256
+        --out runs/q_bc_wide --steps 4000 --set model.policy_ffn_dim=256
     python benchmarks/bc_head_refit.py --checkpoint runs/peg_teacher --data runs/peg_teacher_data \
         --out runs/peg_teacher_tail --steps 4000 --preset paper-manipulation --tail-windows
 

@@ -21,7 +21,7 @@ RUN="$R/spread_${TASK}_${PRESET}"
 [ -f "$DATA/stats.json" ] || { rm -rf "$DATA"; simdist generate "$TASK" --episodes "$EPISODES" --workers 2 \
   --out "$DATA" --quiet; }
 [ -f "$RUN/.done" ] || { simdist pretrain --data "$DATA" --out "$RUN" --preset "$PRESET" \
-  --train-set checkpoint_every="$EVERY" --train-set keep_checkpoints=true --quiet > "$RUN.log" 2>&1;
+  --set train.checkpoint_every="$EVERY" --set train.keep_checkpoints=true --quiet > "$RUN.log" 2>&1;
   touch "$RUN/.done"; }
 for AGENT in $AGENTS; do
   for DOMAIN in sim real; do

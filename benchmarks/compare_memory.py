@@ -53,10 +53,10 @@ def main() -> None:
         if args.mode == "data":
             data_path(args.data)
         else:
-            from simdist.experiments.baseline_run import run_baseline
+            from simdist.experiments.baseline_run import BaselineRunConfig, run_baseline
 
-            run_baseline(args.mode, args.task, args.data, f"{args.out}/{args.mode}/seed_{seed}", 15, 15, seed,
-                         "cpu", episodes_per_round=15, grid="all", checkpoint=args.checkpoint)
+            run_baseline(args.mode, args.task, args.data, f"{args.out}/{args.mode}/seed_{seed}",
+                         BaselineRunConfig(15, 15, episodes_per_round=15, grid="all", checkpoint=args.checkpoint), seed)
         row = {"seed": seed, "seconds": round(time.perf_counter() - t0), "rss_gb": rss_gb(),
                "peak_so_far_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)}
         gc.collect()

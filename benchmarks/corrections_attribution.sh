@@ -28,7 +28,7 @@ variant() {  # name source mode tag [suffix finetune options…]
   [ -d runs/$name ] || python benchmarks/corrections_variants.py "$mode" "$src" runs/$name
   [ -f runs/${name}_ft$suffix/model.safetensors ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint runs/q_lowfric \
     --data runs/$name --out runs/${name}_ft$suffix --preset quadruped-cpu --steps 2000 --sim-data runs/quadruped_data_v3 \
-    --trainable dynamics,policy --loss-set bc=4 --quiet "$@"
+    --trainable dynamics,policy --set loss.bc=4 --quiet "$@"
   evaluate "$tag" runs/${name}_ft$suffix "${real[@]}" "${mppi[@]}"
 }
 (
@@ -37,9 +37,9 @@ variant() {  # name source mode tag [suffix finetune options…]
     "${real[@]}" --agent policy
   variant corr_s0r0_mask1 $RUN/real_data mask-1 "round-0 corrections of s0, first 1 operator steps of each takeover not cloned"
   variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps"
-  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, BC on real labels only (replay_labels=false), dynamics+policy 2000 steps" _reallabels --set replay_labels=false
-  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps at lr 2e-5 (10x lower)" _lr2e-5 --set lr=2e-5 --set lr_end=1e-5
-  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps, policy_anchor=30" _anchor30 --set policy_anchor=30
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, BC on real labels only (replay_labels=false), dynamics+policy 2000 steps" _reallabels --set finetune.replay_labels=false
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps at lr 2e-5 (10x lower)" _lr2e-5 --set finetune.lr=2e-5 --set finetune.lr_end=1e-5
+  variant corr_s0r0 $RUN/real_data mask-0 "round-0 corrections of s0 as recorded, dynamics+policy 2000 steps, policy_anchor=30" _anchor30 --set finetune.policy_anchor=30
 ) &
 (
   evaluate "q_lowfric + round_01 dyn of adapt_corr_mu019_s0" runs/hyb_corr_s0r1_dynamics "${real[@]}" "${mppi[@]}"
@@ -48,7 +48,7 @@ variant() {  # name source mode tag [suffix finetune options…]
   variant corr_s0r0_mask25 $RUN/real_data mask-25 "round-0 corrections of s0, first 25 operator steps of each takeover not cloned"
   variant alg2_sub13k runs/slope_real_mu019_alg2 alg2 "privileged Alg. 2 real data, 3.7 robot min (every 7th episode), dynamics+policy 2000 steps"
   variant corr_s0r0_nofall $RUN/real_data nofall "round-0 corrected episodes of s0, operator steps cloned only from episodes that did not fall, dynamics+policy 2000 steps"
-  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared, no replay labels (policy untrained in effect), dynamics+policy 2000 steps" _reallabels --set replay_labels=false
-  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps at lr 2e-5" _lr2e-5 --set lr=2e-5 --set lr_end=1e-5
+  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared, no replay labels (policy untrained in effect), dynamics+policy 2000 steps" _reallabels --set finetune.replay_labels=false
+  variant corr_s0r0_zeros $RUN/real_data zeros "round-0 corrected episodes of s0, operator flags cleared (BC on sim replay only), dynamics+policy 2000 steps at lr 2e-5" _lr2e-5 --set finetune.lr=2e-5 --set finetune.lr_end=1e-5
 ) &
 wait

@@ -14,12 +14,12 @@ R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl; BC=$
 if [ ! -f "$BC/bc/seed_$SEED/baseline_results.json" ]; then
   OMP_NUM_THREADS=1 simdist compare foam --methods bc --seeds "$((SEED + 1))" --sim-data "$R/quadruped_data_v2" \
     --checkpoint checkpoints/quadruped-cpu --budget 105 --episodes-per-round 15 --episodes-per-update 15 --grid all \
-    --baseline-set sensor_noise_scale=1 --out "$BC" --json --quiet > /dev/null
+    --set baseline.sensor_noise_scale=1 --out "$BC" --json --quiet > /dev/null
 fi
 OUT=$R/dagger_bc_foam_s$SEED; TAG=$(basename "$OUT")
 dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$BC/bc/seed_$SEED/checkpoint" --sim-data "$R/quadruped_data_v2" \
-    --episodes-per-grid 40 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED" \
-    --set sensor_noise_steps=0
+    --episodes-per-grid 40 --workers "${WORKERS:-2}" --set dagger.seed=$((100 + SEED)) --set dagger.train_seed="$SEED" \
+    --set dagger.sensor_noise_steps=0
 for seed in ${SEEDS:-0 1 2}; do
   for run in "bc_s$SEED $BC/bc/seed_$SEED/checkpoint real" "$TAG $OUT/model real" "$TAG $OUT/model sim"; do
     set -- $run

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; REC=benchmarks/results/foam_big_planner.jsonl
 ADAPTED=${ADAPTED:-$R/adapt_foam_offset_dagger_l2_s0/round_14/model}
-BIG=(--mppi-set samples=192 --mppi-set policy_samples=16 --mppi-set iterations=3 --mppi-set elites=32)
+BIG=(--set mppi.samples=192 --set mppi.policy_samples=16 --set mppi.iterations=3 --set mppi.elites=32)
 for seed in ${SEEDS:-0 1}; do
   for planner in small big; do
     extra=(); [ "$planner" = big ] && extra=("${BIG[@]}")

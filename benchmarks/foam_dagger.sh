@@ -23,8 +23,8 @@ done
 [ -d "$R/foam_dagger" ] || simdist merge "$R"/foam_dagger_{0.2,0.7,1.2} --out "$R/foam_dagger"
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$R/foam_dagger" \
   --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" --preset quadruped-cpu --trainable policy \
-  --loss-set latent=0 --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
-  --set warmup_steps=100 --quiet
+  --set loss.latent=0 --set loss.bc=1 --steps 5000 --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 \
+  --set finetune.warmup_steps=100 --quiet
 ev() {  # CHECKPOINT DOMAIN AGENT SEED
   evaluate_to "$REC" "{\"model\": \"$(basename "$1")\", \"domain\": \"$2\", \"agent\": \"$3\", \"seed\": $4}" \
     simdist evaluate foam --checkpoint "$1" --domain "$2" --grid all --trials 5 --agent "$3" --mppi quadruped-cpu \

@@ -9,7 +9,7 @@
 # MPPIConfig fields of the `quadruped-cpu` planner (session 24: a 4× larger search).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MPPI_FLAGS=(); for field in ${MPPI_SET:-}; do MPPI_FLAGS+=(--mppi-set "$field"); done
+MPPI_FLAGS=(); for field in ${MPPI_SET:-}; do MPPI_FLAGS+=(--set "mppi.$field"); done
 R=${R:-runs}; CKPT=${CKPT:-$R/q_foam_dagger1}; SIM=${SIM:-$R/quadruped_data_v2}; ROUNDS=${ROUNDS:-4}
 for seed in ${SEEDS:-0 1}; do
   out=$R/${NAME:-adapt_foam_dagger}_s$seed

@@ -15,7 +15,7 @@ R=${R:-runs}; OUT=checkpoints/quadruped-foam-dagger
 R="$R" bash benchmarks/quadruped_data_v2.sh
 [ -f "$R/q_height_offset/model.safetensors" ] || simdist pretrain --data "$R/quadruped_data_v2" \
   --out "$R/q_height_offset" --preset quadruped-cpu --init-from checkpoints/quadruped-cpu --steps 3000 \
-  --model-set input_offset_group=height --model-set input_offset_std=0.03 --quiet
+  --set model.input_offset_group=height --set model.input_offset_std=0.03 --quiet
 R="$R" SEED=0 SEEDS=" " bash benchmarks/foam_bc_dagger.sh
 R="$R" SEED=0 ROUNDS=2 SEEDS=" " bash benchmarks/foam_offset_dagger.sh
 mkdir -p "$OUT"

@@ -11,8 +11,8 @@ source benchmarks/eval_record.sh
 R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/foam_bc_dagger.jsonl; CKPT=checkpoints/quadruped-cpu
 OUT=$R/dagger_cli_foam_s$SEED; TAG=$(basename "$OUT")
 dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$CKPT" --sim-data "$R/quadruped_data_v2" \
-    --episodes-per-grid 40 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED" \
-    --set sensor_noise_steps=0
+    --episodes-per-grid 40 --workers "${WORKERS:-2}" --set dagger.seed=$((100 + SEED)) --set dagger.train_seed="$SEED" \
+    --set dagger.sensor_noise_steps=0
 for seed in ${SEEDS:-0 1 2}; do
   for domain in real sim; do
     evaluate_to "$REC" "{\"model\": \"$TAG\", \"domain\": \"$domain\", \"agent\": \"policy\", \"seed\": $seed}" \

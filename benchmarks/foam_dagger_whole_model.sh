@@ -21,8 +21,8 @@ TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" \
   --data "$R/dagger_cli_foam_s$SEED/dagger_data" --sim-data "$R/quadruped_data_v2" --sim-replay 0.5 --out "$OUT" \
   --preset quadruped-cpu --trainable encoder,history,action_embedding,dynamics,reward,policy \
-  --loss-set latent=1 --loss-set reward=1 --loss-set value=0 --loss-set bc=4 --steps 5000 --set batch_size=128 \
-  --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 --set seed="$SEED" --quiet
+  --set loss.latent=1 --set loss.reward=1 --set loss.value=0 --set loss.bc=4 --steps 5000 --set finetune.batch_size=128 \
+  --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 --set finetune.warmup_steps=100 --set finetune.seed="$SEED" --quiet
 for seed in ${SEEDS:-0 1 2}; do
   for run in "real policy" "real mppi" "sim policy"; do
     set -- $run

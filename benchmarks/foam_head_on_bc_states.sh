@@ -23,17 +23,17 @@ LR=${LR:-1e-4}; LABELS=${LABELS:-bc}; BASE=${BASE:-checkpoints/quadruped-cpu}
 case $LABELS in own) SRC=dagger_cli_foam ;; step2) SRC=dagger_step_foam ;; padded) SRC=dagger_bc_foam_padded ;; *) SRC=dagger_bc_foam ;; esac
 DATA=$R/${SRC}_s$SEED/dagger_data; REPLAY=${REPLAY:-0.5}
 WIDTH=${WIDTH:-0}; FRESH=()
-[ "$WIDTH" = 0 ] || FRESH=(--set fresh_policy=true --model-set policy_ffn_dim="$WIDTH")
+[ "$WIDTH" = 0 ] || FRESH=(--set dagger.fresh_policy=true --set model.policy_ffn_dim="$WIDTH")
 FIRST=${FIRST:-0}; STEP=${STEP:-0}
-[ "$STEP" = 0 ] || FRESH+=(--model-set policy_step_width="$STEP")
-TAIL=${TAIL:-0}; [ "$TAIL" = 0 ] || FRESH+=(--set tail_windows=true)
+[ "$STEP" = 0 ] || FRESH+=(--set model.policy_step_width="$STEP")
+TAIL=${TAIL:-0}; [ "$TAIL" = 0 ] || FRESH+=(--set dagger.tail_windows=true)
 OUT=$R/head_on_${LABELS}_states$([ "$TAIL" = 0 ] || echo "_tail")$([ "$WIDTH" = 0 ] || echo "_w$WIDTH")$([ "$FIRST" = 0 ] || echo "_first$FIRST")$([ "$STEP" = 0 ] || echo "_step$STEP")$([ "$LR" = 1e-4 ] || echo "_lr$LR")$([ "$REPLAY" = 0.5 ] || echo "_replay$REPLAY")$([ "$BASE" = checkpoints/quadruped-cpu ] || echo "_on_$(basename "$BASE")")_s$SEED
 TAG=$(basename "$OUT")
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$BASE" \
   --data "$DATA" --sim-data "$R/quadruped_data_v2" --sim-replay "$REPLAY" --out "$OUT" \
-  --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set reward=0 --loss-set value=0 \
-  --loss-set bc=1 --loss-set bc_first_step="$FIRST" --steps 5000 --set batch_size=128 --set lr="$LR" --set lr_end="$(python -c "print($LR / 2)")" --set warmup_steps=100 \
-  --set seed="$SEED" "${FRESH[@]}" --quiet
+  --preset quadruped-cpu --trainable policy --set loss.latent=0 --set loss.reward=0 --set loss.value=0 \
+  --set loss.bc=1 --set loss.bc_first_step="$FIRST" --steps 5000 --set finetune.batch_size=128 --set finetune.lr="$LR" --set finetune.lr_end="$(python -c "print($LR / 2)")" --set finetune.warmup_steps=100 \
+  --set finetune.seed="$SEED" "${FRESH[@]}" --quiet
 for seed in ${SEEDS:-0 1 2}; do
   for domain in real sim; do
     evaluate_to "$REC" "{\"model\": \"$TAG\", \"domain\": \"$domain\", \"agent\": \"policy\", \"seed\": $seed}" \

@@ -10,9 +10,9 @@ R=${R:-runs}; CKPT=${CKPT:-checkpoints/quadruped-cpu}; STEPS=${STEPS:-10000}; SE
 REC=benchmarks/results/foam_history_head.jsonl
 OUT=$R/q_foam_phist_bc$((STEPS / 1000))k
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$R/quadruped_data_v2" \
-  --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 \
-  --steps "$STEPS" --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 \
-  --model-set policy_sees_history=true --quiet
+  --out "$OUT" --preset quadruped-cpu --trainable policy --set loss.latent=0 --set loss.bc=1 --sim-replay 0 \
+  --steps "$STEPS" --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 --set finetune.warmup_steps=100 \
+  --set model.policy_sees_history=true --quiet
 for model in "$OUT" "$CKPT"; do  # the shipped head with the same evaluation seeds, for comparison
   for seed in $SEEDS; do
     for domain in real sim; do

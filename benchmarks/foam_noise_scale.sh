@@ -8,7 +8,7 @@ BASE=${BASE:-runs/q_pre_sn}  # `git show 96a0b08:checkpoints/quadruped-cpu/{conf
 SCALE=${SCALE:-2.0}
 OUT=runs/q_sensor_noise_x$SCALE
 simdist pretrain --data runs/quadruped_data_v2 --out "$OUT" --init-from "$BASE" --preset quadruped-cpu --steps 8000 \
-  --model-set sensor_noise_scale="$SCALE" --train-set lr=2e-4 --train-set lr_end=1e-4 --train-set warmup_steps=200 --quiet
+  --set model.sensor_noise_scale="$SCALE" --set train.lr=2e-4 --set train.lr_end=1e-4 --set train.warmup_steps=200 --quiet
 source benchmarks/eval_record.sh
 for seed in 0 1 2; do
   for domain in real sim; do

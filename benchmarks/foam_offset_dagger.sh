@@ -20,9 +20,9 @@ if [ -n "${FROM:-}" ] && [ ! -d "$OUT" ]; then
 fi
 dagger_to "$REC" "$OUT" simdist dagger foam --checkpoint "$BASE" --sim-data "$R/quadruped_data_v2" \
     --initial-labels "$R/dagger_bc_foam_s$SEED/dagger_data" --rounds "$ROUNDS" --episodes-per-grid 40 \
-    --workers "${WORKERS:-1}" --set seed=$((100 + SEED)) \
-    --set train_seed="$SEED" --set sensor_noise_steps=0 --set step_head_width=128 --set lr=1e-3 --set lr_end=5e-4 \
-    --set tail_windows=true
+    --workers "${WORKERS:-1}" --set dagger.seed=$((100 + SEED)) \
+    --set dagger.train_seed="$SEED" --set dagger.sensor_noise_steps=0 --set dagger.step_head_width=128 --set dagger.lr=1e-3 --set dagger.lr_end=5e-4 \
+    --set dagger.tail_windows=true
 for seed in ${SEEDS:-0 1 2}; do
   for world in real rigid; do
     PHYS=(); [ "$world" = real ] || PHYS=(--physics "benchmarks/physics/foam_real_$world.json")

@@ -16,7 +16,7 @@ GRID=${GRID:-all}; TRIALS=${TRIALS:-5}; REC=benchmarks/results/foam_planner_slow
 ev() {  # SEED MPPI_SET
   evaluate_to "$REC" "{\"model\": \"$(basename "$CKPT")\", \"prior_weight\": $PRIOR, \"mppi_set\": \"$2\", \"seed\": $1}" \
     simdist evaluate foam --checkpoint "$CKPT" --domain real --grid "$GRID" --trials "$TRIALS" --agent mppi --mppi quadruped-cpu \
-    --prior-weight "$PRIOR" --mppi-set "$2" --seed "$1" --json
+    --prior-weight "$PRIOR" --set "mppi.$2" --seed "$1" --json
 }
 for variant in ${VARIANTS:-policy_noise_std=0 policy_noise_std=0.02 warm_start=false iterations=1}; do
   for seed in ${SEEDS:-0 1 2}; do

@@ -21,7 +21,7 @@ for seed in ${SEEDS:-0 1}; do
   for setting in "0" "2" "2 value_weight=0.5"; do
     set -- $setting
     lam=$1; extra=(); agent="mppi λ=$lam"
-    [ $# -gt 1 ] && { extra=(--mppi-set "$2"); agent="$agent $2"; }
+    [ $# -gt 1 ] && { extra=(--set "mppi.$2"); agent="$agent $2"; }
     ev q_foam_dagger1 "$PRE" "$agent" "$seed" --prior-weight "$lam" "${extra[@]}" &
     ev q_foam_dagger1_adapt_s0_r4 "$FT" "$agent" "$seed" --prior-weight "$lam" "${extra[@]}" &
     wait

@@ -23,10 +23,10 @@ SECONDS=0
 echo "generation: $SECONDS s"; cat "$out/peg_data_stats.json" 2>/dev/null
 init=(); [ -n "${INIT:-}" ] && init=(--init-from "$INIT")
 # Continuing from INIT: a short warm-up, then the learning rate annealed to LR_END over the run.
-schedule=(--train-set batch_size="$BATCH" --train-set checkpoint_every="$CHECKPOINT_EVERY"
-  --train-set val_every="$CHECKPOINT_EVERY" --train-set keep_checkpoints=true)
-[ -n "${INIT:-}" ] && schedule+=(--train-set warmup_steps=500 --train-set decay_steps="$STEPS"
-  --train-set lr_end="${LR_END:-2e-5}")
+schedule=(--set train.batch_size="$BATCH" --set train.checkpoint_every="$CHECKPOINT_EVERY"
+  --set train.val_every="$CHECKPOINT_EVERY" --set train.keep_checkpoints=true)
+[ -n "${INIT:-}" ] && schedule+=(--set train.warmup_steps=500 --set train.decay_steps="$STEPS"
+  --set train.lr_end="${LR_END:-2e-5}")
 train_s=$(( ${TOTAL_S:-3600} - ($(date +%s) - t0) - 20 ))  # 20 s to tidy up
 train() { timeout "$((train_s - SECONDS))" python3 -m simdist.cli pretrain --data "$data" --out "$out/peg_model" \
   --preset paper-manipulation --steps "$STEPS" "${init[@]}" "${schedule[@]}" --json --quiet "$@" \
@@ -34,7 +34,7 @@ train() { timeout "$((train_s - SECONDS))" python3 -m simdist.cli pretrain --dat
 # CUDA graphs (TrainConfig.compile_mode): 2.7x the eager steps/s on an H200 (docs/benchmarks.md, session 37); should
 # the compiled run fail before its time is up, the eager one resumes from its last checkpoint in the time left.
 SECONDS=0
-train --train-set compile=true --train-set compile_mode="${COMPILE_MODE:-reduce-overhead}"
+train --set train.compile=true --set train.compile_mode="${COMPILE_MODE:-reduce-overhead}"
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$SECONDS" -lt "$((train_s - 60))" ]; then
   echo "compiled run: rc $rc"; train

@@ -17,9 +17,9 @@ for mu in 0 1000; do
   loss=$([ "$mu" = 0 ] && echo mse || echo 'mse + companded')
   model="$R/peg_head_lr${LR}_mu$mu"
   [ -f "$model/model.safetensors" ] || simdist finetune --checkpoint checkpoints/peg-insertion --data "$R/peg_gen" \
-    --out "$model" --preset paper-manipulation --steps "$STEPS" --trainable policy --loss-set latent=0 \
-    --loss-set bc=4 --loss-set "bc_mu=$mu" --set batch_size=128 --set warmup_steps=100 --set "lr=$LR" \
-    --set "lr_end=$LR" --quiet
+    --out "$model" --preset paper-manipulation --steps "$STEPS" --trainable policy --set loss.latent=0 \
+    --set loss.bc=4 --set "loss.bc_mu=$mu" --set finetune.batch_size=128 --set finetune.warmup_steps=100 --set "finetune.lr=$LR" \
+    --set "finetune.lr_end=$LR" --quiet
   for seed in 1 2; do
     simdist evaluate peg-insertion --checkpoint "$model" --domain sim --grid narrow --trials 40 --agent policy \
       --seed "$seed" --out "$model/eval_sim_s$seed.json" --json --quiet | tail -1 \

@@ -13,8 +13,8 @@ if [ ! -d "$DATA" ]; then  # round 1's files alone, linked
   ln -s "$(realpath "$R"/dagger_peg/dagger_data/episodes)"/r01_* "$DATA/episodes/"
 fi
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/peg-insertion \
-  --data "$DATA" --sim-data "$R/peg_sim1k" --sim-replay 0.5 --out "$OUT" --trainable policy --loss-set latent=0 \
-  --loss-set reward=0 --loss-set value=0 --loss-set bc=1 --loss-set bc_first_step="$FIRST" --steps 5000 \
-  --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 --quiet
+  --data "$DATA" --sim-data "$R/peg_sim1k" --sim-replay 0.5 --out "$OUT" --trainable policy --set loss.latent=0 \
+  --set loss.reward=0 --set loss.value=0 --set loss.bc=1 --set loss.bc_first_step="$FIRST" --steps 5000 \
+  --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 --set finetune.warmup_steps=100 --quiet
 evaluate_to benchmarks/results/peg_dagger.jsonl "{\"model\": \"$(basename "$OUT")\", \"domain\": \"sim\", \"agent\": \"policy\", \"seed\": 0}" \
   simdist evaluate peg-insertion --checkpoint "$OUT" --domain sim --grid narrow --trials 20 --agent policy --seed 0 --json

@@ -19,16 +19,16 @@ collect() {  # name, driving head
   local out="$R/peg_dagger44_$1"
   [ -f "$out/dagger_data/.collected" ] && return
   OMP_NUM_THREADS=1 simdist dagger peg-insertion --checkpoint "$2" --sim-data "$R/peg_data" --rounds 1 \
-    --episodes-per-grid 60 --grid narrow --set steps=1 --set sensor_noise_steps=0 --set eval_episodes_per_grid=0 \
+    --episodes-per-grid 60 --grid narrow --set dagger.steps=1 --set dagger.sensor_noise_steps=0 --set dagger.eval_episodes_per_grid=0 \
     --workers 2 --out "$out" --json --quiet > "$out.log" 2>&1
   touch "$out/dagger_data/.collected"
 }
 probe() {  # name: 100 BC-alone steps from the shipped model on that collection's labels, each head in both domains
   local data="$R/peg_dagger44_$1/dagger_data" out="$R/peg_probe_dagger_$1"
   [ -f "$out/.done" ] || { OMP_NUM_THREADS=2 simdist pretrain --data "$data" --out "$out" \
-    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
-    --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 --train-set tail_windows=true \
-    --loss-set latent=0 --loss-set reward=0 --loss-set value=0 --quiet > "$out.log" 2>&1; touch "$out/.done"; }
+    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --set train.steps=100 \
+    --set train.lr=2e-6 --set train.lr_end=2e-6 --set train.warmup_steps=0 --set train.tail_windows=true \
+    --set loss.latent=0 --set loss.reward=0 --set loss.value=0 --quiet > "$out.log" 2>&1; touch "$out/.done"; }
   peg_head_select_to "$RECORDS" "$out" "{\"model\": \"$out\", \"bc_labels\": \"dagger round 1 driven by $2\",
     \"losses\": \"bc alone\", \"steps\": 100, \"lr\": 2e-6, \"tail_windows\": true}"
 }

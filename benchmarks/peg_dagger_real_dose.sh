@@ -13,7 +13,7 @@ OUT="$R/peg_dagger44_asreal200"
 if [ ! -f "$OUT/dagger_data/.collected" ]; then
   OMP_NUM_THREADS=1 simdist dagger peg-insertion --checkpoint checkpoints/peg-insertion --sim-data "$R/peg_data" \
     --rounds 1 --episodes-per-grid 200 --grid narrow --physics benchmarks/physics/peg_sim_as_real.json \
-    --set steps=1 --set sensor_noise_steps=0 --set eval_episodes_per_grid=0 --set seed=200 --workers 2 \
+    --set dagger.steps=1 --set dagger.sensor_noise_steps=0 --set dagger.eval_episodes_per_grid=0 --set dagger.seed=200 --workers 2 \
     --out "$OUT" --json --quiet > "$OUT.log"
   touch "$OUT/dagger_data/.collected"
 fi

@@ -13,8 +13,8 @@ COLLECTED="$R/peg_dagger44_shipped$EPISODES"
 DATA="$R/peg_data_plus_dagger$EPISODES"
 if [ ! -f "$COLLECTED/dagger_data/.collected" ]; then
   OMP_NUM_THREADS=1 simdist dagger peg-insertion --checkpoint checkpoints/peg-insertion --sim-data "$R/peg_data" \
-    --rounds 1 --episodes-per-grid "$EPISODES" --grid narrow --set steps=1 --set sensor_noise_steps=0 \
-    --set eval_episodes_per_grid=0 --set seed=200 --workers 2 --out "$COLLECTED" --json --quiet > "$COLLECTED.log"
+    --rounds 1 --episodes-per-grid "$EPISODES" --grid narrow --set dagger.steps=1 --set dagger.sensor_noise_steps=0 \
+    --set dagger.eval_episodes_per_grid=0 --set dagger.seed=200 --workers 2 --out "$COLLECTED" --json --quiet > "$COLLECTED.log"
   touch "$COLLECTED/dagger_data/.collected"
 fi
 if [ ! -d "$DATA/episodes" ]; then

@@ -15,9 +15,9 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 [ -f "$DATA/stats.json" ] || simdist generate peg-insertion --episodes 2000 --workers 1 --seed 28 --out "$DATA" --quiet
 head_only() {  # OUT MODEL_FIELD=VALUE
   [ -f "$1/model.safetensors" ] || simdist finetune --checkpoint "$BASE" --data "$DATA" --out "$1" --preset cpu \
-    --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 --steps "$STEPS" --set batch_size=256 \
-    --set lr=1e-4 --set lr_end=5e-5 --set warmup_steps=100 --set val_every=1000 \
-    --model-set "$2" --quiet
+    --trainable policy --set loss.latent=0 --set loss.bc=1 --sim-replay 0 --steps "$STEPS" --set finetune.batch_size=256 \
+    --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 --set finetune.warmup_steps=100 --set finetune.val_every=1000 \
+    --set "model.$2" --quiet
 }
 head_only "$R/peg_head_actions" policy_sees_actions=true  # the control: the same retraining, the paper's context
 head_only "$R/peg_head_noact" policy_sees_actions=false

@@ -24,8 +24,8 @@ done
 for data in peg_gen400 peg_gen400_late peg_gen400_late_3mm; do
   model="$R/head_$data"
   [ -f "$model/model.safetensors" ] || simdist finetune --checkpoint checkpoints/peg-insertion --data "$R/$data" \
-    --out "$model" --preset paper-manipulation --steps 1000 --trainable policy --loss-set latent=0 \
-    --loss-set bc=4 --set batch_size=128 --set warmup_steps=100 --set lr=3e-5 --set lr_end=3e-5 --quiet
+    --out "$model" --preset paper-manipulation --steps 1000 --trainable policy --set loss.latent=0 \
+    --set loss.bc=4 --set finetune.batch_size=128 --set finetune.warmup_steps=100 --set finetune.lr=3e-5 --set finetune.lr_end=3e-5 --quiet
   [ -f "$model/evaluated" ] && continue  # its rows are in the records already
   for domain in sim real; do
     for seed in 0 1; do

@@ -15,24 +15,24 @@ RECORDS=${RECORDS:-benchmarks/results/peg_perturbation_probe.jsonl}
 record() {  # out, what was trained: each head alone in both domains, appended once
   peg_head_select_to "$RECORDS" "$1" "{\"model\": \"$1\", \"losses\": \"$2\", \"steps\": 100, \"lr\": 2e-6}"
 }
-probe() {  # name, then the --loss-set / --train-set arguments of the whole-model continuation
+probe() {  # name, then the --set loss./ --set train.arguments of the whole-model continuation
   local out="$R/peg_probe_$1"; shift
   [ -f "$out/.done" ] || { OMP_NUM_THREADS=2 simdist pretrain --data "$R/peg_data" --out "$out" \
-    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --train-set steps=100 \
-    --train-set lr=2e-6 --train-set lr_end=2e-6 --train-set warmup_steps=0 "$@" --quiet > "$out.log" 2>&1;
+    --preset paper-manipulation --steps 5000 --init-from checkpoints/peg-insertion --set train.steps=100 \
+    --set train.lr=2e-6 --set train.lr_end=2e-6 --set train.warmup_steps=0 "$@" --quiet > "$out.log" 2>&1;
     touch "$out/.done"; }
   record "$out" "$*"
 }
 probe_group() {  # name, parameter groups that the BC term alone trains
   local out="$R/peg_probe_bc_$1"
   [ -f "$out/model.safetensors" ] || OMP_NUM_THREADS=2 simdist finetune --checkpoint checkpoints/peg-insertion \
-    --data "$R/peg_data" --out "$out" --preset paper-manipulation --steps 100 --trainable "$2" --loss-set latent=0 \
-    --loss-set bc=1 --set lr=2e-6 --set lr_end=2e-6 --set warmup_steps=0 --set batch_size=256 --quiet > "$out.log" 2>&1
+    --data "$R/peg_data" --out "$out" --preset paper-manipulation --steps 100 --trainable "$2" --set loss.latent=0 \
+    --set loss.bc=1 --set finetune.lr=2e-6 --set finetune.lr_end=2e-6 --set finetune.warmup_steps=0 --set finetune.batch_size=256 --quiet > "$out.log" 2>&1
   record "$out" "bc alone into $2"
 }
-probe bc_only --loss-set latent=0 --loss-set reward=0 --loss-set value=0
-probe without_bc --loss-set bc=0
+probe bc_only --set loss.latent=0 --set loss.reward=0 --set loss.value=0
+probe without_bc --set loss.bc=0
 # the BC term alone on the expert's actions in successful episodes only (TrainConfig.bc_successful_only)
-probe bc_only_successful --loss-set latent=0 --loss-set reward=0 --loss-set value=0 --train-set bc_successful_only=true
+probe bc_only_successful --set loss.latent=0 --set loss.reward=0 --set loss.value=0 --set train.bc_successful_only=true
 probe_group policy policy
 probe_group encoder_history encoder,history

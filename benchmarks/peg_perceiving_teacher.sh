@@ -26,7 +26,7 @@ if [ ! -f "$model/done_$STEPS" ]; then
   simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 20000 --quiet
   if [ "$STEPS" -gt 20000 ]; then
     simdist pretrain --data "$data" --out "$model" --preset paper-manipulation --steps 200000 --quiet \
-      --train-set steps="$STEPS" --train-set checkpoint_every=5000 --train-set keep_checkpoints=true
+      --set train.steps="$STEPS" --set train.checkpoint_every=5000 --set train.keep_checkpoints=true
   fi
   touch "$model/done_$STEPS"
 fi

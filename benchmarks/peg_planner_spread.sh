@@ -16,7 +16,7 @@ SCRATCH=$(mktemp -d)
 IFS='|' read -r -a LIST <<< "$VARIANTS"
 for d in $DOMAINS; do for s in $SEEDS; do for v in "${LIST[@]}"; do
   sets=()
-  [ "$v" != default ] && for kv in $v; do sets+=(--mppi-set "$kv"); done
+  [ "$v" != default ] && for kv in $v; do sets+=(--set "mppi.$kv"); done
   simdist evaluate peg-insertion --checkpoint "$CK" --domain "$d" --grid narrow --trials 20 --mppi manipulation-prior \
     --seed "$s" "${sets[@]}" --out "$SCRATCH/eval_info.json" --json --quiet |
     python -c "import json, sys; r = json.loads(sys.stdin.read().splitlines()[-1]); r.update(checkpoint='$CK',

@@ -7,8 +7,8 @@
 set -euo pipefail
 data=$1 model=$2 records=$3 fields=${4:-"{}"}
 [ -f "$model/model.safetensors" ] || simdist finetune --checkpoint checkpoints/peg-insertion --data "$data" \
-  --out "$model" --preset paper-manipulation --steps 1000 --trainable policy --loss-set latent=0 --loss-set bc=4 \
-  --set batch_size=128 --set warmup_steps=100 --set lr=3e-5 --set lr_end=3e-5 --quiet
+  --out "$model" --preset paper-manipulation --steps 1000 --trainable policy --set loss.latent=0 --set loss.bc=4 \
+  --set finetune.batch_size=128 --set finetune.warmup_steps=100 --set finetune.lr=3e-5 --set finetune.lr_end=3e-5 --quiet
 for domain in sim real; do
   simdist evaluate peg-insertion --checkpoint "$model" --domain "$domain" --grid narrow --trials 40 --agent policy \
     --seed 1 --out "$model/eval_${domain}_s1.json" --json --quiet | tail -1 | python -c "import json, sys

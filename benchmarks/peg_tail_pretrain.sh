@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peg Insertion (session 43): does the whole world model (Eq. 2, not a head refit) learn the seating push from
-# windows in each episode's last T steps (`--train-set tail_windows=true`)? Session 42 found no Peg head had been
+# windows in each episode's last T steps (`--set train.tail_windows=true`)? Session 42 found no Peg head had been
 # trained on them. Continues the shipped model for STEPS steps on its recipe's 10,000 Alg. 2 episodes (the
 # paper-manipulation preset's batch and learning rate, 10 % warmup), with and without tail windows: the arm without
 # them controls for the continuation itself. Each arm: the head alone on 40 Narrow trials per domain at every
@@ -27,7 +27,7 @@ PART=$([ "$STOP" = "$STEPS" ] && [ "$EVERY" = 1000 ] || echo "_to${STOP}_every$E
 LR=${LR:-}
 SCHEDULE=()
 [ -z "$LR" ] || { PART="${PART}_lr$LR";
-  SCHEDULE=(--train-set lr="$LR" --train-set lr_end="$LR" --train-set warmup_steps=0); }
+  SCHEDULE=(--set train.lr="$LR" --set train.lr_end="$LR" --set train.warmup_steps=0); }
 RECORDS=${RECORDS:-benchmarks/results/peg_tail_pretrain.jsonl}
 [ -f "$R/peg_data/stats.json" ] || { rm -rf "$R/peg_data";
   simdist generate peg-insertion --episodes 10000 --workers 2 --out "$R/peg_data" --quiet; }
@@ -48,9 +48,9 @@ for TAIL in $ARMS; do
   OUT="$R/peg_cont${STEPS}_tail${TAIL}_s$SEED$([ "$EMA" = 0 ] || echo "_ema$EMA")$PART"
   [ -f "$OUT/model.safetensors" ] && [ -f "$OUT/.done" ] || {
     OMP_NUM_THREADS=2 simdist pretrain --data "$R/peg_data" --out "$OUT" --preset paper-manipulation \
-      --steps "$STEPS" --init-from checkpoints/peg-insertion --train-set tail_windows=$([ "$TAIL" = 1 ] \
-      && echo true || echo false) --train-set seed="$SEED" --train-set compile=true --train-set steps="$STOP" \
-      --train-set checkpoint_every="$EVERY" --train-set keep_checkpoints=true --train-set ema_decay="$EMA" \
+      --steps "$STEPS" --init-from checkpoints/peg-insertion --set train.tail_windows=$([ "$TAIL" = 1 ] \
+      && echo true || echo false) --set train.seed="$SEED" --set train.compile=true --set train.steps="$STOP" \
+      --set train.checkpoint_every="$EVERY" --set train.keep_checkpoints=true --set train.ema_decay="$EMA" \
       "${SCHEDULE[@]}" --quiet > "$OUT.log" 2>&1
     touch "$OUT/.done"; }
   for CK in "$OUT"/step_*; do

@@ -12,5 +12,5 @@ simdist generate peg-insertion --episodes 10000 --workers 2 --out "$R/peg_data" 
 simdist pretrain --data "$R/peg_data" --out "$R/peg" --preset paper-manipulation --steps 8000
 simdist pretrain --data "$R/peg_data" --out "$R/peg" --preset paper-manipulation --steps 20000
 simdist pretrain --data "$R/peg_data" --out "$R/peg" --preset paper-manipulation --steps 200000 \
-  --train-set steps="$STEPS" --train-set checkpoint_every=5000 --train-set keep_checkpoints=true
+  --set train.steps="$STEPS" --set train.checkpoint_every=5000 --set train.keep_checkpoints=true
 mkdir -p checkpoints/peg-insertion && cp "$R/peg"/{config.json,model.safetensors,metrics.jsonl} checkpoints/peg-insertion/

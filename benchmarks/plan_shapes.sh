@@ -5,8 +5,8 @@
 # Run on an otherwise idle machine.
 set -euo pipefail
 ROUNDS=${ROUNDS:-2}; OUT=${OUT:-benchmarks/results/cpu_2core_plan_shapes.jsonl}
-VARIANTS=("" "--set samples=128 --set iterations=1" "--set samples=120 --set iterations=1 --set elites=24"
-          "--set samples=96" "--set samples=184 --set iterations=1")
+VARIANTS=("" "--set mppi.samples=128 --set mppi.iterations=1" "--set mppi.samples=120 --set mppi.iterations=1 --set mppi.elites=24"
+          "--set mppi.samples=96" "--set mppi.samples=184 --set mppi.iterations=1")
 for _ in $(seq 1 "$ROUNDS"); do
   for v in "${VARIANTS[@]}"; do
     # shellcheck disable=SC2086

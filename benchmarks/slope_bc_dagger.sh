@@ -21,7 +21,7 @@ fi
 OUT=$R/dagger_bc_slope_s$SEED; TAG=$(basename "$OUT")
 dagger_to "$REC" "$OUT" simdist dagger slippery-slope --checkpoint "$BC/bc/seed_$SEED/checkpoint" \
     --sim-data "$R/quadruped_data_v3" --physics benchmarks/physics/sim_panel_friction.json --grid 0.1 --grid 0.3 \
-    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED"
+    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set dagger.seed=$((100 + SEED)) --set dagger.train_seed="$SEED"
 for ev in ${EVALS:-real sim_noise}; do
   case $ev in
     real) slope_mu019_to "$REC" "\"model\": \"bc_s$SEED\"" "$BC/bc/seed_$SEED/checkpoint" policy "${SEEDS:-0 1 2}"

@@ -22,7 +22,7 @@ for seed in $SEEDS; do
     --episodes-per-round 15 --grid all --preset quadruped-cpu --prior-weight 10 \
     --physics benchmarks/physics/slope_real_mu0.19.json --sim-data runs/quadruped_data_v3 --seed "$seed" \
     --finetune-steps "$STEPS" --corrected-episodes "$K" --takeover-rate "$RATE" --takeover-s "$TAKEOVER_S" \
-    --finetune-set policy_anchor="$ANCHOR" \
+    --set finetune.policy_anchor="$ANCHOR" \
     --out "$out" --quiet --json > "runs/${NAME}_s$seed.json" 2> "runs/${NAME}_s$seed.log" &&
     cp "$out/adapt_results.json" "benchmarks/results/${NAME}_s$seed.json" &
 done

@@ -9,7 +9,7 @@ robot on the course in `sim` (panel physics from --physics, e.g. randomised slip
 privileged expert, on the true state, says what it would do. Each episode is written with the expert's labels as its
 actions and every step flagged expert, and no reward or value: a BC-only dataset for
 
-    simdist finetune --checkpoint CKPT --data OUT --trainable policy --loss-set latent=0 --loss-set bc=1 \
+    simdist finetune --checkpoint CKPT --data OUT --trainable policy --set loss.latent=0 --set loss.bc=1 \
         --sim-data runs/quadruped_data_v3 --sim-replay 0.5 ...
 
 (the states come from the head's actions, so never train dynamics on it). Usage:

@@ -18,6 +18,6 @@ wait
 [ -d "$R/slope_dagger" ] || simdist merge "$R/slope_dagger_0.1" "$R/slope_dagger_0.3" --out "$R/slope_dagger"
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$R/slope_dagger" \
   --sim-data "$R/quadruped_data_v3" --sim-replay 0.5 --out "$OUT" --preset quadruped-cpu --trainable policy \
-  --loss-set latent=0 --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
-  --set warmup_steps=100 --quiet
+  --set loss.latent=0 --set loss.bc=1 --steps 5000 --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 \
+  --set finetune.warmup_steps=100 --quiet
 slope_mu019_to "$REC" '"model": "q_lowfric_phist_dagger1"' "$OUT" "policy mppi" "${SEEDS:-0 1 2}"

@@ -11,7 +11,7 @@ R=${R:-runs}; OUT=${OUT:-$R/dagger_cli_slope_cand}; REC=benchmarks/results/slope
 [ -d "$OUT" ] || cp -r "$R/dagger_cli_slope_exec" "$OUT"
 OMP_NUM_THREADS=1 simdist dagger slippery-slope --checkpoint checkpoints/quadruped-lowfric-history \
   --sim-data "$R/quadruped_data_v3" --physics benchmarks/physics/sim_panel_friction.json --grid 0.1 --grid 0.3 \
-  --episodes-per-grid 60 --set seed=100 --set train_seed=0 --set candidates=3 \
+  --episodes-per-grid 60 --set dagger.seed=100 --set dagger.train_seed=0 --set dagger.candidates=3 \
   --eval-physics benchmarks/physics/slope_sim_panel_mu0.19_noise.json --out "$OUT" --json --quiet | tail -n 1 > "$OUT.json"
 python -c "import json; d = json.load(open('$OUT.json')); d.update(kind='dagger_run', model='$(basename "$OUT")'); print(json.dumps(d))" >> "$REC"
 slope_mu019_to "$REC" "\"model\": \"$(basename "$OUT")\"" "$OUT/model" policy "${SEEDS:-0 1 2}"

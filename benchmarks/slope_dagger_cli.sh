@@ -14,7 +14,7 @@ R=${R:-runs}; SEED=${SEED:-0}; REC=benchmarks/results/slope_dagger_cli.jsonl
 OUT=${OUT:-$R/dagger_cli_slope$([ "$SEED" = 0 ] || echo "_s$SEED")}; TAG=$(basename "$OUT")
 dagger_to "$REC" "$OUT" simdist dagger slippery-slope --checkpoint checkpoints/quadruped-lowfric-history \
     --sim-data "$R/quadruped_data_v3" --physics benchmarks/physics/sim_panel_friction.json --grid 0.1 --grid 0.3 \
-    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set seed=$((100 + SEED)) --set train_seed="$SEED"
+    --episodes-per-grid 60 --workers "${WORKERS:-2}" --set dagger.seed=$((100 + SEED)) --set dagger.train_seed="$SEED"
 for ev in ${EVALS:-real sim_noise}; do
   case $ev in
     real) slope_mu019_to "$REC" "\"model\": \"$TAG\"" "$OUT/model" policy "${SEEDS:-0 1 2}" ;;

@@ -9,16 +9,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 R=${R:-runs}; CKPT=${CKPT:-checkpoints/quadruped-lowfric-history}; REC=benchmarks/results/slope_dagger_rounds.jsonl
-head_only() {  # FROM OUT SEED [--model-set …]
+head_only() {  # FROM OUT SEED [--set model.…]
   local from=$1 out=$2 seed=$3; shift 3
   [ -f "$out/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$from" --data "$R/slope_dagger" \
     --sim-data "$R/quadruped_data_v3" --sim-replay 0.5 --out "$out" --preset quadruped-cpu --trainable policy \
-    --loss-set latent=0 --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
-    --set warmup_steps=100 --set seed="$seed" "$@" --quiet
+    --set loss.latent=0 --set loss.bc=1 --steps 5000 --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 \
+    --set finetune.warmup_steps=100 --set finetune.seed="$seed" "$@" --quiet
 }
 for s in ${TRAIN_SEEDS:-1}; do
   head_only "$CKPT" "$R/q_lowfric_phist_dagger1_ts$s" "$s"
-  head_only "$R/q_lowfric_phist_dagger1_ts$s" "$R/q_lowfric_phist_dagger1_aug_ts$s" "$s" --model-set sensor_noise_scale=1
+  head_only "$R/q_lowfric_phist_dagger1_ts$s" "$R/q_lowfric_phist_dagger1_aug_ts$s" "$s" --set model.sensor_noise_scale=1
   slope_mu019_to "$REC" "\"model\": \"q_lowfric_phist_dagger1_aug_ts$s\"" "$R/q_lowfric_phist_dagger1_aug_ts$s" \
     policy "${SEEDS:-0 1 2}"
 done

@@ -36,8 +36,8 @@ for ((r = first; r <= LAST; r++)); do
   [ -d "$agg" ] || simdist merge "${data_dirs[@]}" --out "$agg"
   [ -f "$out/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$prev" --data "$agg" \
     --sim-data "$R/quadruped_data_v3" --sim-replay 0.5 --out "$out" --preset quadruped-cpu --trainable policy \
-    --loss-set latent=0 --loss-set bc=1 --steps 5000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
-    --set warmup_steps=100 --quiet
+    --set loss.latent=0 --set loss.bc=1 --steps 5000 --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 \
+    --set finetune.warmup_steps=100 --quiet
   agents=policy; [ "$r" -lt "$LAST" ] || agents="policy mppi"
   slope_mu019_to "$REC" "\"model\": \"q_lowfric_phist_$NAME$r\", \"round\": $r" "$out" "$agents" "${SEEDS:-0 1 2}"
 done

@@ -13,9 +13,9 @@ R=${R:-runs}; CKPT=${CKPT:-checkpoints/quadruped-lowfric}
 REC=benchmarks/results/slope_low_friction.jsonl
 head_only() {  # FROM OUT STEPS LR LR_END HISTORY(true|false)
   [ -f "$2/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$1" --data "$R/quadruped_data_v3" \
-    --out "$2" --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 \
-    --steps "$3" --set batch_size=128 --set lr="$4" --set lr_end="$5" --set warmup_steps=100 \
-    --model-set policy_sees_history="$6" --quiet
+    --out "$2" --preset quadruped-cpu --trainable policy --set loss.latent=0 --set loss.bc=1 --sim-replay 0 \
+    --steps "$3" --set finetune.batch_size=128 --set finetune.lr="$4" --set finetune.lr_end="$5" --set finetune.warmup_steps=100 \
+    --set model.policy_sees_history="$6" --quiet
 }
 ev() {  # CHECKPOINT NAME DOMAIN PHYSICS SEED
   evaluate_to "$REC" "{\"model\": \"$2\", \"domain\": \"$3\", \"physics\": \"$4\", \"seed\": $5}" \

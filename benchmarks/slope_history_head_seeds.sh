@@ -12,8 +12,8 @@ R=${R:-runs}; REC=benchmarks/results/slope_history_head_seeds.jsonl
 for ts in ${TRAIN_SEEDS:-1}; do
   OUT=$R/q_lowfric_phist_bc10k_seed$ts
   [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint checkpoints/quadruped-lowfric \
-    --data "$R/quadruped_data_v3" --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 \
-    --loss-set bc=1 --sim-replay 0 --steps 10000 --set batch_size=128 --set lr=1e-4 --set lr_end=5e-5 \
-    --set warmup_steps=100 --set seed="$ts" --model-set policy_sees_history=true --quiet
+    --data "$R/quadruped_data_v3" --out "$OUT" --preset quadruped-cpu --trainable policy --set loss.latent=0 \
+    --set loss.bc=1 --sim-replay 0 --steps 10000 --set finetune.batch_size=128 --set finetune.lr=1e-4 --set finetune.lr_end=5e-5 \
+    --set finetune.warmup_steps=100 --set finetune.seed="$ts" --set model.policy_sees_history=true --quiet
   slope_mu019_to "$REC" "\"model\": \"q_lowfric_phist_bc10k_seed$ts\", \"train_seed\": $ts" "$OUT" "policy mppi" "0 1 2"
 done

@@ -28,8 +28,8 @@ R="$R" bash benchmarks/quadruped_data_v2.sh
   --transitions 600000 --seed 20 --out "$R/slope_lowfric_data"
 [ -d "$R/quadruped_data_v3" ] || simdist merge "$R/quadruped_data_v2" "$R/slope_lowfric_data" --out "$R/quadruped_data_v3"
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$R/quadruped_data_v3" --out "$OUT" \
-  --init-from "$R/q_v2_nohist" --preset quadruped-cpu --steps "$STEPS" --train-set lr=2e-4 --train-set lr_end=1e-4 \
-  --train-set warmup_steps=200 --quiet
+  --init-from "$R/q_v2_nohist" --preset quadruped-cpu --steps "$STEPS" --set train.lr=2e-4 --set train.lr_end=1e-4 \
+  --set train.warmup_steps=200 --quiet
 # The shipped copy (checkpoints/quadruped-lowfric): SHIP=1 bash benchmarks/slope_low_friction_pretrain.sh
 if [ "${SHIP:-0}" = 1 ]; then
   mkdir -p checkpoints/quadruped-lowfric && cp "$OUT"/{config.json,model.safetensors,metrics.jsonl} checkpoints/quadruped-lowfric/

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 source benchmarks/eval_record.sh
 [ -d runs/slope_only_data ] || simdist merge runs/slope_course_data runs/slope_lowfric_data --out runs/slope_only_data
 OMP_NUM_THREADS=1 simdist pretrain --data runs/slope_only_data --out runs/q_lowfric_slope8k --init-from runs/q_lowfric \
-  --preset quadruped-cpu --steps 8000 --train-set lr=2e-4 --train-set lr_end=1e-4 --train-set warmup_steps=200 --quiet
+  --preset quadruped-cpu --steps 8000 --set train.lr=2e-4 --set train.lr_end=1e-4 --set train.warmup_steps=200 --quiet
 for seed in 0 1 2; do
   evaluate_to benchmarks/results/slope_low_friction.jsonl "{\"domain\": \"real\", \"panel_friction\": 0.19, \"seed\": $seed, \"model\": \"q_lowfric_slope8k\"}" \
     simdist evaluate slippery-slope --checkpoint runs/q_lowfric_slope8k --domain real --grid all --trials 5 --mppi quadruped-cpu \

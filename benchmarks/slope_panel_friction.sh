@@ -19,11 +19,11 @@ REC=benchmarks/results/slope_panel_friction.jsonl
 [ -d "$R/quadruped_data_v4" ] || simdist merge "$R/quadruped_data_v3" "$R/slope_panel_data" --out "$R/quadruped_data_v4"
 [ -f "$R/q_panel_phist_bc10k/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" \
   --data "$R/quadruped_data_v4" --out "$R/q_panel_phist_bc10k" --preset quadruped-cpu --trainable policy \
-  --loss-set latent=0 --loss-set bc=1 --sim-replay 0 --steps 10000 --set batch_size=128 --set lr=1e-4 \
-  --set lr_end=5e-5 --set warmup_steps=100 --model-set policy_sees_history=true --quiet &
+  --set loss.latent=0 --set loss.bc=1 --sim-replay 0 --steps 10000 --set finetune.batch_size=128 --set finetune.lr=1e-4 \
+  --set finetune.lr_end=5e-5 --set finetune.warmup_steps=100 --set model.policy_sees_history=true --quiet &
 [ -f "$R/q_panel_phist_full/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$R/quadruped_data_v4" \
-  --out "$R/q_panel_phist_full" --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --train-set lr=2e-4 \
-  --train-set lr_end=1e-4 --train-set warmup_steps=200 --quiet
+  --out "$R/q_panel_phist_full" --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --set train.lr=2e-4 \
+  --set train.lr_end=1e-4 --set train.warmup_steps=200 --quiet
 wait
 ev() {  # CHECKPOINT NAME DOMAIN PHYSICS AGENT SEED
   evaluate_to "$REC" "{\"model\": \"$2\", \"domain\": \"$3\", \"physics\": \"$4\", \"agent\": \"$5\", \"seed\": $6}" \

@@ -16,11 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 R=${R:-runs}; OUT=$R/compare_slope_mu019_from_dagger_bc
 EXTRA=()
-[ -z "${STD:-}" ] || { OUT+=_std$STD; EXTRA+=(--baseline-set bc_start_std="$STD"); }
-[ -z "${ALPHA:-}" ] || { OUT+=_alpha$ALPHA; EXTRA+=(--baseline-set init_temperature="$ALPHA"); }
-[ -z "${WARMUP:-}" ] || { OUT+=_warmup$WARMUP; EXTRA+=(--baseline-set critic_warmup_updates="$WARMUP"); }
-[ -z "${ACTOR_LR:-}" ] || { OUT+=_actorlr$ACTOR_LR; EXTRA+=(--baseline-set actor_lr="$ACTOR_LR"); }
-[ -z "${ANCHOR:-}" ] || { OUT+=_anchor$ANCHOR; EXTRA+=(--baseline-set anchor_weight="$ANCHOR"); }
+[ -z "${STD:-}" ] || { OUT+=_std$STD; EXTRA+=(--set baseline.bc_start_std="$STD"); }
+[ -z "${ALPHA:-}" ] || { OUT+=_alpha$ALPHA; EXTRA+=(--set baseline.init_temperature="$ALPHA"); }
+[ -z "${WARMUP:-}" ] || { OUT+=_warmup$WARMUP; EXTRA+=(--set baseline.critic_warmup_updates="$WARMUP"); }
+[ -z "${ACTOR_LR:-}" ] || { OUT+=_actorlr$ACTOR_LR; EXTRA+=(--set baseline.actor_lr="$ACTOR_LR"); }
+[ -z "${ANCHOR:-}" ] || { OUT+=_anchor$ANCHOR; EXTRA+=(--set baseline.anchor_weight="$ANCHOR"); }
 NAME=$(basename "$OUT")
 OMP_NUM_THREADS=1 simdist compare slippery-slope --methods "${METHODS:-bc,rlpd,iql}" --seeds "${SEEDS:-3}" \
   --sim-data "$R/quadruped_data_v3" --checkpoint checkpoints/quadruped-lowfric --budget "${BUDGET:-60}" \

@@ -43,13 +43,13 @@ for v in $VARIANTS; do
     pretrained) model=$CKPT ;;
     dyn3k) finetune dyn3k 3000; model=runs/${NAME}_dyn3k ;;
     dyn30k) finetune dyn30k 30000; model=runs/${NAME}_dyn30k ;;
-    dynbc6k) finetune dynbc6k 6000 --trainable dynamics,policy --loss-set bc=4; model=runs/${NAME}_dynbc6k ;;
-    dynrv6k) finetune dynrv6k 6000 --trainable dynamics,reward,value --loss-set reward=1 --loss-set value=1
+    dynbc6k) finetune dynbc6k 6000 --trainable dynamics,policy --set loss.bc=4; model=runs/${NAME}_dynbc6k ;;
+    dynrv6k) finetune dynrv6k 6000 --trainable dynamics,reward,value --set loss.reward=1 --set loss.value=1
       model=runs/${NAME}_dynrv6k ;;
     all6k) model=runs/${NAME}_all6k
       [ -f "$model/model.safetensors" ] || OMP_NUM_THREADS=1 simdist pretrain --data "$REAL" --out "$model" \
-        --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --train-set lr=2e-4 --train-set lr_end=1e-4 \
-        --train-set warmup_steps=200 --quiet ;;
+        --init-from "$CKPT" --preset quadruped-cpu --steps 6000 --set train.lr=2e-4 --set train.lr_end=1e-4 \
+        --set train.warmup_steps=200 --quiet ;;
     *) echo "unknown variant $v" >&2; exit 2 ;;
   esac
   for prior in $PRIORS; do

@@ -11,7 +11,7 @@ source benchmarks/eval_record.sh
 R=${R:-runs}; CKPT=${CKPT:-checkpoints/quadruped-lowfric-history}; OUT=$R/q_lowfric_whead512
 REC=benchmarks/results/slope_wide_head.jsonl
 [ -f "$OUT/model.safetensors" ] || OMP_NUM_THREADS=1 simdist finetune --checkpoint "$CKPT" --data "$R/quadruped_data_v3" \
-  --out "$OUT" --preset quadruped-cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 \
-  --steps 30000 --set batch_size=128 --set lr=3e-4 --set lr_end=3e-5 --set warmup_steps=500 \
-  --set fresh_policy=true --model-set policy_ffn_dim=512 --quiet
+  --out "$OUT" --preset quadruped-cpu --trainable policy --set loss.latent=0 --set loss.bc=1 --sim-replay 0 \
+  --steps 30000 --set finetune.batch_size=128 --set finetune.lr=3e-4 --set finetune.lr_end=3e-5 --set finetune.warmup_steps=500 \
+  --set finetune.fresh_policy=true --set model.policy_ffn_dim=512 --quiet
 slope_mu019_to "$REC" '"model": "q_lowfric_whead512"' "$OUT" "policy mppi" "0 1 2"

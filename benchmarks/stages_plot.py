@@ -5,7 +5,7 @@ Wilson intervals on the success line.
     python benchmarks/stages_plot.py benchmarks/results/table_leg_stages.jsonl --checkpoint tl_noact_200k \
         --out docs/img/table_leg_200k_stages.png
 
-Checkpoints are the `step_NNNNNN` folders that `--train-set keep_checkpoints=true` keeps; rows of other agents
+Checkpoints are the `step_NNNNNN` folders that `--set train.keep_checkpoints=true` keeps; rows of other agents
 than `--agent` (default: the BC head alone) and rows evaluated with a `--physics` override are left out.
 """
 

@@ -14,14 +14,14 @@ cd "$(dirname "$0")/.."
 R=${R:-runs}; BASE=${BASE:-$R/tl_noact/step_024000}; NAME=${NAME:-tl_noact_head_more}; STEPS=${STEPS:-5000}
 ROUNDS=${ROUNDS:-3}; REC=${REC:-benchmarks/results/table_leg_stages.jsonl}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-MS=(); for kv in ${MODEL_SET:-}; do MS+=(--model-set "$kv"); done
+MS=(); for kv in ${MODEL_SET:-}; do MS+=(--set "model.$kv"); done
 prev=$BASE
 for round in $(seq 1 "$ROUNDS"); do
   out=$R/$NAME/round_$round
   # the joint run's schedule ended at 2e-5; each round restarts a short one from 1e-4 down to it
   [ -f "$out/model.safetensors" ] || simdist finetune --checkpoint "$prev" --data "$R/tl_data" --out "$out" \
-    --preset cpu --trainable policy --loss-set latent=0 --loss-set bc=1 --sim-replay 0 --steps "$STEPS" \
-    --set batch_size=256 --set lr=1e-4 --set lr_end=2e-5 --set warmup_steps=100 --set val_every=1000 "${MS[@]}" --quiet
+    --preset cpu --trainable policy --set loss.latent=0 --set loss.bc=1 --sim-replay 0 --steps "$STEPS" \
+    --set finetune.batch_size=256 --set finetune.lr=1e-4 --set finetune.lr_end=2e-5 --set finetune.warmup_steps=100 --set finetune.val_every=1000 "${MS[@]}" --quiet
   for domain in sim real; do
     for seed in 0 1; do
       python benchmarks/manipulation_stages.py --task table-leg --checkpoint "$out" --domain "$domain" \

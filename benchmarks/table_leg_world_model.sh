@@ -13,10 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 R=${R:-runs}; STEPS=${STEPS:-30000}; TRIALS=${TRIALS:-10}; REC=benchmarks/results/table_leg_stages.jsonl
 [ -f "$R/tl_data/stats.json" ] || simdist generate table-leg --episodes 4000 --workers 2 --out "$R/tl_data" --quiet
-NAME=${NAME:-tl}; MS=(); for kv in ${MODEL_SET:-}; do MS+=(--model-set "$kv"); done
+NAME=${NAME:-tl}; MS=(); for kv in ${MODEL_SET:-}; do MS+=(--set "model.$kv"); done
 simdist pretrain --data "$R/tl_data" --out "$R/$NAME" --preset paper-manipulation --quiet "${MS[@]}" \
-  --train-set steps="$STEPS" --train-set warmup_steps=1000 --train-set decay_steps="$STEPS" --train-set lr_end=2e-5 \
-  --train-set checkpoint_every="${EVERY:-5000}" --train-set keep_checkpoints=true
+  --set train.steps="$STEPS" --set train.warmup_steps=1000 --set train.decay_steps="$STEPS" --set train.lr_end=2e-5 \
+  --set train.checkpoint_every="${EVERY:-5000}" --set train.keep_checkpoints=true
 for ckpt in ${CKPTS:-$(ls -d "$R/$NAME"/step_* | sort)}; do
   for domain in sim real; do
     for agent in ${AGENTS:-policy manipulation-prior}; do

@@ -1,7 +1,7 @@
 """A/B: Eq. 2 training steps (batch gathering, forward, backward, Adam) eager vs `TrainConfig.compile`.
 
     python benchmarks/train_compile_ab.py --preset paper-manipulation --data runs/tl_data \
-        --model-set policy_sees_actions=false --rounds 2 --out benchmarks/results/train_compile_ab.jsonl
+        --set model.policy_sees_actions=false --rounds 2 --out benchmarks/results/train_compile_ab.jsonl
 
 Alternates eager and compiled in fresh processes (`--rounds` of each), each timing `--steps` steps of real batches
 after `--warmup` steps (the compiled ones include the one-off compile, reported as `warmup_s`). Without `--data` the

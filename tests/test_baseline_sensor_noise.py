@@ -1,4 +1,4 @@
-"""The baselines' sensor-noise augmentation (like SimDist's) and `simdist compare --baseline-set`."""
+"""The baselines' sensor-noise augmentation (like SimDist's) and `simdist compare --set baseline.FIELD=VALUE`."""
 
 import pytest
 import torch

@@ -1,7 +1,6 @@
 """End to end through the command line on the tiny built-in task: generate → pretrain → evaluate → adapt."""
 
 import json
-from pathlib import Path
 
 import pytest
 import torch

@@ -18,7 +18,7 @@ from simdist.training import checkpoint as ckpt
 from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
-from simdist.config import parse_overrides, replace
+from simdist.config import parse_overrides, replace, split_sets
 from simdist.adaptation.dagger.collect import collect_round, evaluate_head, import_labels
 from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
@@ -193,7 +193,7 @@ def _cached_evaluation(task, head: Path, cfg: DaggerConfig, physics, progress: b
 
 
 def cmd_dagger(args) -> dict:
-    cfg = DaggerConfig(**parse_overrides(DaggerConfig, args.set or []))
+    cfg = DaggerConfig(**parse_overrides(DaggerConfig, split_sets(args.set, {"dagger": DaggerConfig})["dagger"]))
     if args.rounds is not None:
         cfg = replace(cfg, rounds=args.rounds)
     if args.episodes_per_grid is not None:
@@ -222,12 +222,12 @@ def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     sp.add_argument("--grid", action="append", help="collect on this grid only (repeatable; default: every grid)")
     sp.add_argument("--physics", help="JSON/YAML override of the sim physics the head drives in")
     sp.add_argument("--eval-physics", help="sim physics of the output head's evaluation (default: --physics), e.g. "
-                    "with the robot's sensor noise on; with --set candidates=N it chooses the head")
+                    "with the robot's sensor noise on; with --set dagger.candidates=N it chooses the head")
     sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
     sp.add_argument("--initial-labels", metavar="DIR", help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
                     "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection")
-    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                    help="override a DaggerConfig field (repeatable), e.g. sensor_noise_steps=0")
+    sp.add_argument("--set", action="append", default=[], metavar="dagger.FIELD=VALUE",
+                    help="override a DaggerConfig field (repeatable), e.g. --set dagger.sensor_noise_steps=0")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp
