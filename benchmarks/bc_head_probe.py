@@ -22,13 +22,13 @@ from torch import nn
 
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.data.episodes import load_episodes
 from simdist.eval.rollout import rollout
 from simdist.model.world_model import ACTION, COMMAND, WorldModel
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.base import COMMAND_KEY
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger("bc_head_probe")
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import torch
 
-from simdist.training.checkpoint import load_model
 from simdist.config import LossConfig, ModelConfig, parse_overrides, replace, train_preset
 from simdist.model.world_model import WorldModel
+from simdist.training.checkpoint import load_model
 from simdist.training.train import load_windows, set_trainable, train_loop
 
 log = logging.getLogger("bc_head_refit")

@@ -18,8 +18,8 @@ import logging
 import numpy as np
 import torch
 
-from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger("bc_history_reliance")
 

@@ -12,8 +12,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from simdist.baselines.bc import retrain_on_labels, sim_expert_transitions
 from simdist.adaptation.dagger import DaggerConfig
+from simdist.baselines.bc import retrain_on_labels, sim_expert_transitions
 
 
 def main() -> None:

@@ -20,11 +20,11 @@ import numpy as np
 
 from simdist.adaptation.adapt import round_initial_conditions
 from simdist.adaptation.demonstrations import DEMO_SEED_OFFSET, write_real_episodes
-from simdist.training.checkpoint import check_fits_task, load_model
 from simdist.data.generate import NoiseWindows, generation_preset
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.training.checkpoint import check_fits_task, load_model
 
 SEED_OFFSET = 2 * DEMO_SEED_OFFSET  # disjoint from evaluation and demonstration initial conditions
 

@@ -21,10 +21,10 @@ import numpy as np
 import torch
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.data.episodes import episode_files, read_episode_file, read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.world_model import ACTION
+from simdist.training.checkpoint import load_model
 
 PERTURBATIONS = 32
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 RECORD = Path(__file__).parent / "results" / "foam_planner_slow_walk.jsonl"
 

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.training import checkpoint as ckpt
 from simdist.baselines.bc import BCLearner, dagger_labels, sim_expert_transitions
 from simdist.baselines.replay import SymmetricSampler
 from simdist.data.episodes import Episode, load_episodes
-from simdist.model.augment import add_sensor_noise
 from simdist.eval.rollout import evaluate_grids
+from simdist.model.augment import add_sensor_noise
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 RECORD = Path(__file__).parent / "results" / "foam_bc_dagger.jsonl"
 

@@ -17,10 +17,10 @@ import json
 import numpy as np
 import torch
 
-from simdist.training import checkpoint as ckpt
 from simdist.baselines.bc import BCLearner
 from simdist.eval.rollout import rollout
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 WORLDS = {"foam": "benchmarks/physics/foam_real_noise_off.json",
           "rigid": "benchmarks/physics/foam_real_rigid_noise_off.json"}

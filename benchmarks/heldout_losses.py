@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from records import emit
 
-from simdist.training.checkpoint import load_model, read_config
 from simdist.config import LossConfig, from_dict
 from simdist.model.loss import world_model_loss
+from simdist.training.checkpoint import load_model, read_config
 from simdist.training.train import load_windows
 
 

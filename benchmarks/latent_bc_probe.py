@@ -24,10 +24,10 @@ from manipulation_stages import stage_means, staged_rollouts
 from records import emit
 
 from simdist.baselines.bc import sim_expert_transitions
-from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.tasks.base import domain_physics
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 
 class ProbeAgent:

@@ -18,12 +18,12 @@ from dataclasses import replace
 import numpy as np
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import mppi_preset
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 
 def episodes_in(task, domain: str, physics, agent, trials: int, seed: int) -> list:

@@ -24,7 +24,6 @@ import numpy as np
 from records import emit
 
 from simdist.baselines.bc import BCLearner
-from simdist.training.checkpoint import load_model
 from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
@@ -33,6 +32,7 @@ from simdist.tasks.base import domain_physics
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task
 from simdist.tasks.table_leg import reward as leg_reward
+from simdist.training.checkpoint import load_model
 
 
 def peg_terms(env, privileged: np.ndarray) -> tuple[dict, dict | None]:

@@ -27,7 +27,6 @@ import torch
 from peg_descent_probe import band
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.base import PROPRIO_KEY
@@ -35,6 +34,7 @@ from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PROPRIO
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.training.checkpoint import load_model
 
 SHIFTS_M = 1e-3 * np.array([[0, 0], [1.5, 0], [-1.5, 0], [3, 0], [-3, 0], [0, 1.5], [0, -1.5], [0, 3], [0, -3]])
 MIN_GAIN = 0.05  # |det G| below MIN_GAIN**2: the head hardly looks, so its zero point is not defined

@@ -16,11 +16,11 @@ import logging
 import numpy as np
 from peg_perceiving_expert import CONTROLLERS, outcomes
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import episode_seed, rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,6 @@ import argparse
 import numpy as np
 import torch
 
-from simdist.training.checkpoint import load_model
 from simdist.adaptation.dagger import dagger_episode
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
@@ -20,6 +19,7 @@ from simdist.eval.rollout import PrivilegedAgent
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 
 def paths_agree(model, info, episode, steps: int = 60) -> tuple[float, float]:

@@ -24,13 +24,13 @@ import torch
 from manipulation_stages import recorded_episodes
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.expert import ExpertTuning, ScriptedExpert
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 Z = 2  # action index of the vertical set-point command
 HEADS = ("driver", "shadow", "driver_no_past_actions")

@@ -40,7 +40,6 @@ from records import emit
 from safetensors.torch import load_file, save_file
 
 from simdist.baselines.diffusion_policy import ChunkDDPM
-from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION, PROPRIO, WorldModel
@@ -51,6 +50,7 @@ from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.layout import PROPRIO as PROPRIO_LAYOUT
 from simdist.tasks.ur5e.env import next_setpoint
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger("peg_diffusion_head")
 REPO = Path(__file__).resolve().parents[1]  # config.json names the checkpoint and data relative to it

@@ -27,12 +27,12 @@ from peg_bc_phase_probe import PHASES, SHIPPED, phase_of
 from peg_perturbation_probe import sign_flipped
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.data.windows import WindowDataset
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import ACTION, PROPRIO
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger("peg_head_change")
 

@@ -21,11 +21,11 @@ import logging
 import numpy as np
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.layout import PROPRIO, relative_features
+from simdist.training.checkpoint import load_model
 
 HORIZONTAL = slice(0, 2)  # the x, y set-point translation of the UR5e tasks' actions
 

@@ -16,11 +16,11 @@ import json
 
 import numpy as np
 
-from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.training.checkpoint import load_model
 
 MOUTH_HEIGHT_M, MOUTH_LATERAL_M = 0.02, 0.005
 

@@ -14,10 +14,10 @@ import argparse
 import numpy as np
 from manipulation_stages import recorded_episodes
 
-from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 
 def traced_episodes(checkpoint: str, domain: str, trials: int) -> list[list[tuple]]:

@@ -22,10 +22,10 @@ import torch
 from peg_perceiving_teacher_data import TEACHER, ObservationTap, PerceivingPolicy
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.reward import PegState
+from simdist.training.checkpoint import load_model
 
 NEAR_AXIS_M = 0.01
 RIDGE = 1e-3

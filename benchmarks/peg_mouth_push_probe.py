@@ -25,12 +25,12 @@ import torch
 from peg_bc_phase_probe import PHASES, SHIPPED, phase_of
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.model.world_model import PROPRIO
-from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_LAYOUT
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_LAYOUT
+from simdist.training.checkpoint import load_model
 
 Z_ACTION = 2  # the set-point's vertical move (simdist.tasks.ur5e.env.next_setpoint)
 NEAR_HOLE = (PHASES.index("mouth"), PHASES.index("insert"))

@@ -18,13 +18,13 @@ import argparse
 import numpy as np
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.tasks.base import PROPRIO_KEY
 from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PROPRIO
 from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.training.checkpoint import load_model
 
 
 def exaggerated(proprio: np.ndarray, gain: float, radius_m: float) -> np.ndarray:

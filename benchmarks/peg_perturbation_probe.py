@@ -19,10 +19,10 @@ import logging
 import torch
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import evaluate_grids
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 SHIPPED = "checkpoints/peg-insertion"
 

@@ -25,12 +25,12 @@ import time
 
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import mppi_preset
 from simdist.tasks.gaps import ALL, WITH_SIM, gap_groups, reverted_fields
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 TASK = get_task("peg-insertion")
 # variant -> the gap groups it puts back to sim: perception, arm, contact (PegPhysics's GAP_GROUPS) one at a time

@@ -27,12 +27,12 @@ from peg_head_precision import MOUTH_HEIGHT_M, MOUTH_LATERAL_M
 from peg_perceiving_teacher_data import TEACHER, ObservationTap, PerceivingPolicy
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.ur5e.env import GRIPPER_ACTION
+from simdist.training.checkpoint import load_model
 
 NEAR_PEG_M = 0.02
 VERTICAL = 2  # the z set-point translation of the UR5e tasks' actions

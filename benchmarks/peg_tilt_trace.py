@@ -28,11 +28,11 @@ from manipulation_stages import recorded_episodes
 from peg_bc_phase_probe import PHASES, phase_of
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.peg_insertion import reward as peg_reward
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 ZONES = {  # (lateral to the hole's axis, depth of the peg's bottom below the mouth), metres
     "carry": lambda lat, depth: lat > 0.020,

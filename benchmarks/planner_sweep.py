@@ -14,12 +14,12 @@ import logging
 
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.config import parse_overrides, replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import MPPIConfig, mppi_preset
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 
 def parse_variant(text: str, base: MPPIConfig) -> tuple[str, MPPIConfig | None]:

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.training.checkpoint import load_model
 from simdist.adaptation.dagger import dagger_episode
 from simdist.data.episodes import DatasetInfo, create_dataset, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, episode_seed
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger("slope_dagger")
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from simdist.training.checkpoint import load_model
 from simdist.config import replace
 from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import mppi_preset
 from simdist.tasks.quadruped.scenes import START_X
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 
 def main() -> None:

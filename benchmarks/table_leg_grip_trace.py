@@ -14,11 +14,11 @@ import argparse
 
 import numpy as np
 
-from simdist.training.checkpoint import load_model
 from simdist.eval.rollout import episode_seed
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks.registry import get_task
 from simdist.tasks.table_leg import reward as leg_reward
+from simdist.training.checkpoint import load_model
 
 
 def main() -> None:

@@ -25,13 +25,13 @@ import torch
 from manipulation_stages import STAGE_TERMS, stage_means, staged_rollouts
 from records import emit
 
-from simdist.training.checkpoint import load_model
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import _HistoryAgent
 from simdist.planning.mppi import refit
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import domain_physics
 from simdist.tasks.registry import get_task
+from simdist.training.checkpoint import load_model
 
 
 class TrackingAgent(_HistoryAgent):

@@ -51,7 +51,7 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     config_path = tmp_path / "adapt" / "adapt_config.json"
     config = json.loads(config_path.read_text())
     assert config.pop("physics") is None
-    assert config["finetune"].pop("replay_labels") is True  # nor replay_labels (session 14): same, one field
+    assert config["finetune"].pop("replay_labels") is True  # nor replay_labels: same, one field
     assert config["finetune"].pop("policy_anchor") == 0.0
     config_path.write_text(json.dumps(config))
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
@@ -335,3 +335,27 @@ def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsy
     assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"),
                  "--expert-data", str(experts), *common]) == 2
     assert "was made with other settings (expert_data: None there" in caplog.text
+
+
+def test_presets_list_every_kind_with_their_values(capsys):
+    from simdist.planning.settings import mppi_preset
+
+    out = run_json(capsys, "presets", "--json")
+    assert set(out) == {"model", "train", "finetune", "mppi"}
+    assert out["mppi"]["quadruped-cpu"]["prior_weight"] == mppi_preset("quadruped-cpu").prior_weight
+    assert out["model"]["paper-quadruped"]["history"] == 25 and "lr" in out["train"]["cpu"]
+    assert main(["presets"]) == 0
+    text = capsys.readouterr().out
+    assert "paper-manipulation: latent_dim 64" in text and "dynamics 3x4" in text
+
+
+def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog):
+    args = ["pretrain", "--data", str(tmp_path / "d"), "--out", str(tmp_path / "o")]
+    assert main(args + ["--model-set", "history=3"]) == 2
+    assert "--model-set FIELD=VALUE is now --set model.FIELD=VALUE" in caplog.text
+    assert main(args + ["--set", "modl.history=3"]) == 2
+    assert "SECTION one of ['loss', 'model', 'train']" in caplog.text
+    assert main(args + ["--set", "model.histroy=3"]) == 2
+    assert "'--set model.histroy=3'" in caplog.text and "'history'" in caplog.text
+    assert main(args + ["--set", "mppi.samples=3"]) == 2  # pretraining has no planner
+    assert not (tmp_path / "o").exists()

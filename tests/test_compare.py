@@ -16,7 +16,7 @@ def baseline(method, task, sim_data, out, seed=0, **settings):
     """`run_baseline` with `settings` as its BaselineRunConfig (looked up at each call: tests patch the module)."""
     from simdist.experiments import baseline_run
 
-    return baseline(method, task, sim_data, out, baseline_run.BaselineRunConfig(**settings), seed)
+    return baseline_run.run_baseline(method, task, sim_data, out, baseline_run.BaselineRunConfig(**settings), seed)
 
 
 @pytest.mark.parametrize("method", ["iql", "rlpd", "sgft", "dp_cotrain"])

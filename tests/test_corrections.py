@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.training import checkpoint as ckpt
-from simdist.config import CorrectionConfig, LossConfig, model_preset
 from simdist.adaptation.corrections import CorrectedAgent
+from simdist.config import CorrectionConfig, LossConfig, model_preset
 from simdist.data.episodes import load_episodes
+from simdist.data.robot_logger import EpisodeLogger
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import WorldModel
-from simdist.data.robot_logger import EpisodeLogger
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 
 def test_logger_keeps_operator_flags_as_bc_only_labels(tmp_path):
@@ -127,7 +127,7 @@ def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pret
 def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
     from simdist.cli import main
 
-    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path), "--out", str(tmp_path / "a"),
+    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path / "c"), "--out", str(tmp_path / "a"),
                  "--corrected-episodes", "2", "--takeover-s", "0"]) == 2
     assert "takeover_s > 0" in caplog.text and not (tmp_path / "a").exists()
 

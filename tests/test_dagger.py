@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.training import checkpoint as ckpt
 from simdist.adaptation.dagger import DaggerConfig, dagger
 from simdist.data.episodes import episode_files, load_episodes
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1,
                     eval_episodes_per_grid=2)

@@ -32,10 +32,10 @@ def anchors(path: Path) -> set[str]:
 
 
 def test_anchor_follows_github():
-    assert github_anchor("Slippery Slope at μ = 0.19: five seeds (session 16)") == \
-        "slippery-slope-at-μ--019-five-seeds-session-16"
-    assert github_anchor("`simdist dagger` (session 18): the slope recipe") == \
-        "simdist-dagger-session-18-the-slope-recipe"
+    assert github_anchor("Slippery Slope at μ = 0.19: five seeds (5 × 15 trials)") == \
+        "slippery-slope-at-μ--019-five-seeds-5--15-trials"
+    assert github_anchor("`simdist dagger` (2 rounds): the slope recipe") == \
+        "simdist-dagger-2-rounds-the-slope-recipe"
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -4,9 +4,9 @@ import math
 import pytest
 import torch
 
-from simdist.training import checkpoint as ckpt
 from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
+from simdist.training import checkpoint as ckpt
 from simdist.training.train import finetune, lr_at, pretrain
 
 

@@ -48,7 +48,7 @@ class ModelConfig:
     sensor_noise_scale: float = 0.0
     # A random constant (raw units, std `input_offset_std`, one per window) added to every element of the group
     # `input_offset_group` in training: a sensor's bias the simulator does not have, e.g. a height scan that reads the
-    # body lower when the feet sink into soft ground (docs/results/foam.md, session 22). The current observation only
+    # body lower when the feet sink into soft ground (docs/results/foam.md). The current observation only
     # (not the proprio history, not the targets).
     input_offset_group: str = ""
     input_offset_std: float = 0.0
@@ -64,7 +64,7 @@ class ModelConfig:
     policy_ffn_dim: int = 0
     # Width of a single-step BC head beside the chunk (0: none): a 2-hidden-layer MLP on (z_t, g_t) whose action
     # replaces the chunk's first, the one a deployed head executes and MPPI's BC proposals start with. The chunk
-    # head trails an MLP on the same frozen latent on `real` foam (docs/results/foam.md, sessions 19-20).
+    # head trails an MLP on the same frozen latent on `real` foam (docs/results/foam.md).
     policy_step_width: int = 0
 
     def __post_init__(self) -> None:
@@ -100,7 +100,7 @@ class LossConfig:
     bc: float = 4.0
     reconstruction: float = 0.0  # only used with ModelConfig.reconstruction (ablation)
     # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
-    # over the chunk; docs/results/foam.md, session 19: Foam's head after DAgger).
+    # over the chunk; docs/results/foam.md: Foam's head after DAgger).
     bc_first_step: float = 0.0
 
 
@@ -345,7 +345,7 @@ def parse_overrides(cls: type, items: Sequence[str], where: str = "") -> dict[st
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or key not in types:
-            raise ValueError(f"bad {cls.__name__} override {where}{item!r}: expected FIELD=VALUE with FIELD one of "
+            raise ValueError(f"bad override {where + item!r}: expected FIELD=VALUE with FIELD one of {cls.__name__}'s "
                              f"{sorted(types)}")
         try:
             out[key] = kinds[types[key]](value)

@@ -58,13 +58,11 @@ PRESET_KEYS = {
 
 def cmd_presets(args) -> dict:
     tables = {"model": MODEL_PRESETS, "train": TRAIN_PRESETS, "finetune": FINETUNE_PRESETS, "mppi": MPPI_PRESETS}
-    out = {}
+    out: dict[str, dict] = {}
     for section, table in tables.items():
-        for name, make in table.items():
-            values = asdict(make())
-            if not args.json:
-                values = {k: _compact(values[k]) for k in PRESET_KEYS[section]}
-            out[f"{section} {name}"] = values
+        out[section] = {name: asdict(make()) for name, make in table.items()}
+        if not args.json:
+            out[section] = {name: {k: _compact(v[k]) for k in PRESET_KEYS[section]} for name, v in out[section].items()}
     return out
 
 

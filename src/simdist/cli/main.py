@@ -202,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("task")
     sp.add_argument("--sim-data", required=True)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.experiments.ablations.ABLATIONS)")
+    sp.add_argument("--variants", default="all",
+                    help="comma-separated, or 'all' (see simdist.experiments.ablations.ABLATIONS)")
     sp.add_argument("--expert-data", help="expert-only variant: a `generate --expert-only` dataset, used up to the "
                     "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)")
     sp.add_argument("--preset", default="cpu", help="model and train preset")

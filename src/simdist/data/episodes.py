@@ -54,11 +54,12 @@ class Episode:
     """One episode of L steps: obs[t] is seen, action[t] taken, reward[t] received.
 
     ``value[t]`` = V^e(s_t), the expert critic at the state of obs[t]; ``expert[t]`` is true iff action[t] is
-    the uncorrupted expert's (in robot data: the operator drove that step, a correction; `simdist.adaptation.corrections`).
+    the uncorrupted expert's (in robot data: the operator drove that step, a correction;
+    `simdist.adaptation.corrections`).
     Real episodes leave reward and value as None, and expert too unless an operator took over.
     ``expert_action[t]``, where given, is what the expert would have done at obs[t] while another policy acted
-    (DAgger, `simdist.adaptation.dagger`): the BC targets, with ``expert`` flagging the labelled steps; ``action`` stays the
-    executed action, which the history and the dynamics see.
+    (DAgger, `simdist.adaptation.dagger`): the BC targets, with ``expert`` flagging the labelled steps; ``action``
+    stays the executed action, which the history and the dynamics see.
     """
 
     obs: dict[str, np.ndarray]

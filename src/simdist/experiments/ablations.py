@@ -17,15 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
-from simdist.training.checkpoint import load_model
 from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
                                    write_episodes)
+from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.training.checkpoint import load_model
 from simdist.training.train import pretrain
 
 log = logging.getLogger(__name__)

@@ -26,10 +26,10 @@ import numpy as np
 import torch
 
 from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.demonstrations import run_demonstrations, write_real_episodes
 from simdist.adaptation.rounds import physics_setting, round_initial_conditions
 from simdist.baselines.bc import BCLearner
 from simdist.baselines.common import spec_of
-from simdist.adaptation.demonstrations import run_demonstrations, write_real_episodes
 from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
 from simdist.config import finetune_preset, model_preset_for, with_steps

@@ -16,11 +16,11 @@ from simdist.baselines.bc import BCConfig
 from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
-from simdist.eval.report import write_comparison
+from simdist.baselines.sgft import SGFTConfig
 from simdist.config import split_sets
+from simdist.eval.report import write_comparison
 from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS,
                                               START_POLICY_METHODS, BaselineRunConfig, run_baseline)
-from simdist.baselines.sgft import SGFTConfig
 from simdist.experiments.memory import release_freed_memory
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks import get_task

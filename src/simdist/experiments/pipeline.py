@@ -19,9 +19,9 @@ from simdist.adaptation.rounds import refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
+from simdist.eval.rollout import rollout
 from simdist.eval.selection import candidate_checkpoints, select_checkpoint
 from simdist.eval.video import VideoConfig, record_run_videos
-from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task, task_names

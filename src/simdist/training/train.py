@@ -20,8 +20,6 @@ import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-from simdist.tasks.registry import get_task, task_names
-from simdist.training import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
                             TrainConfig, replace)
 from simdist.data.episodes import read_info
@@ -31,6 +29,8 @@ from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.progress import progress_bar
+from simdist.tasks.registry import get_task, task_names
+from simdist.training import checkpoint as ckpt
 
 log = logging.getLogger(__name__)
 VAL_BATCHES = 8

@@ -6,7 +6,7 @@ domain, the privileged expert, on the true state, says at every step what it wou
 retrained on all labels so far, half of each batch replayed from the simulation dataset so that it keeps the gait
 it had. A last stage adds the task's documented sensor noise to the head's inputs (the authors' augmentation), so
 that the head also copes with the robot's noisy sensors. On Slippery Slope (μ = 0.19) one round plus that stage
-took the BC head alone from 0.80 to 0.87 in `real` (docs/results/slippery-slope.md, session 17).
+took the BC head alone from 0.80 to 0.87 in `real` (docs/results/slippery-slope.md).
 
 Only the policy head changes: encoder, dynamics, reward and value stay bit-identical. Episodes record the actions
 the head executed (the history it sees when deployed) and the expert's labels as BC targets (`Episode.expert_action`):

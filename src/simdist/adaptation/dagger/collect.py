@@ -12,15 +12,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.tasks import get_task
-from simdist.training import checkpoint as ckpt
-from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.adaptation.dagger.config import DaggerConfig
+from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.data.episodes import (DatasetError, Episode, episode_files, episode_lengths, read_episode_file,
                                    read_info, write_episodes)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.progress import progress_bar
+from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 log = logging.getLogger(__name__)
 

@@ -13,15 +13,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.tasks import get_task
-from simdist.training import checkpoint as ckpt
+from simdist.adaptation.dagger.collect import collect_round, evaluate_head, import_labels
+from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
 from simdist.config import parse_overrides, replace, split_sets
-from simdist.adaptation.dagger.collect import collect_round, evaluate_head, import_labels
-from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
+from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 from simdist.training.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, 
     best = int(np.argmax(means))
     if input_success is not None and means[best] < input_success:
         log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse here; "
-                    "keep %s (docs/results/slippery-slope.md, session 18: DAgger on Peg Insertion)",
+                    "keep %s (docs/results/slippery-slope.md: DAgger on Peg Insertion)",
                     means[best], input_success, checkpoint)
     return candidates[best], {"final_head_sim_success": scores[best], "final_head_sim_success_mean": means[best],
                               "candidates": [{"head": str(h), "sim_success_mean": m}
@@ -138,7 +138,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
     which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on).
     `initial_labels` (a DAgger dataset) replaces round 1's collection: the head first learns the states another
-    driver reached (Foam: single-step BC's, docs/results/foam.md session 23), then drives itself from round 2."""
+    driver reached (Foam: single-step BC's, docs/results/foam.md), then drives itself from round 2."""
     out, method = Path(out), baseline_method(checkpoint)
     add_step = _round_one_overrides(checkpoint, method, cfg)
     if not cfg.grids:

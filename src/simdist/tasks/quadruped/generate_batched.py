@@ -34,11 +34,11 @@ from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_ep
 from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, expert_only, generation_preset
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
+from simdist.tasks.base import domain_physics
 from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
 from simdist.tasks.quadruped.course_env import time_limit_s
-from simdist.tasks.base import domain_physics
 from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
 
 SCENES = ("terrain", "course")

@@ -25,8 +25,8 @@ import numpy as np
 import torch
 
 from simdist.tasks.quadruped.batch_env import QuadrupedBatchEnv
-from simdist.tasks.quadruped.experts import CHECKPOINT_DIR, load_exported, save_exported
 from simdist.tasks.quadruped.commands import COMMAND_PRESETS
+from simdist.tasks.quadruped.experts import CHECKPOINT_DIR, load_exported, save_exported
 from simdist.tasks.quadruped.physics import SIM
 from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, PPOSettings, QuadrupedVecEnv, ppo_config
 from simdist.tasks.quadruped.scenes import TrainingScene
