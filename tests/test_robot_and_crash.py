@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simdist.data.episodes import DatasetError, load_episodes
-from simdist.robot import EpisodeLogger
+from simdist.data.robot_logger import EpisodeLogger
 
 
 def test_logger_writes_finished_episodes_and_rejects_bad_steps(tmp_path):
@@ -143,10 +143,10 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
 
     import torch
 
-    import simdist.adapt as adapt_module
+    import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
     from simdist.config import FinetuneConfig
-    from simdist.train import finetune, load_windows
+    from simdist.training.train import finetune, load_windows
 
     loads = []
     monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))
@@ -170,7 +170,7 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
 def test_adapt_records_each_round_as_it_ends(tmp_path, pretrained, pendulum_data, monkeypatch):
     """adapt_results.json is rewritten after every round: a crash in round 2 keeps rounds 0 and 1 on disk, and the
     rerun completes the record."""
-    import simdist.adapt as adapt_module
+    import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
 
     collect = adapt_module._collect_round

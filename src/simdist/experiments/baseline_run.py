@@ -1,6 +1,6 @@
 """Run a baseline in a task's `real` domain under a real-data budget, with `simdist adapt`'s protocol.
 
-Protocol (as `simdist.adapt`): round j deploys the current policy on the task's M fixed evaluation initial
+Protocol (as `simdist.adaptation.adapt`): round j deploys the current policy on the task's M fixed evaluation initial
 conditions; those episodes are both round j's evaluation point (success rate, cumulative real minutes) and
 new real data. Online methods (IQL, RLPD, SGFT) update after every `episodes_per_update` episodes, so with
 `episodes_per_update = M` the schedule is exactly SimDist's; with 1 it is the paper's "updated after every
@@ -19,20 +19,26 @@ import logging
 import math
 import time
 from pathlib import Path
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
+from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.demonstrations import run_demonstrations, write_real_episodes
+from simdist.adaptation.rounds import physics_setting, round_initial_conditions
 from simdist.baselines.bc import BCLearner
 from simdist.baselines.common import spec_of
-from simdist.baselines.demonstrations import run_demonstrations, write_real_episodes
 from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
+from simdist.config import finetune_preset, model_preset_for, with_steps
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
-from simdist.memory import release_freed_memory
+from simdist.experiments.memory import release_freed_memory
+from simdist.experiments.simdist_bc import run_simdist_bc
+from simdist.planning.settings import task_planner
+from simdist.tasks import get_task
 
 log = logging.getLogger(__name__)
 ONLINE_METHODS = ("iql", "rlpd", "sgft")
@@ -109,8 +115,6 @@ class _Run:
 
     def real_env_and_conditions(self):
         """The `real` environment and the round's fixed evaluation initial conditions (as `simdist adapt`)."""
-        from simdist.adapt import round_initial_conditions
-
         env = self.task.make_env("real", self.physics, seed=self.seed)
         return env, round_initial_conditions(self.task, self.grid, self.episodes_per_round, seed=self.seed)[0]
 
@@ -151,16 +155,32 @@ def _deciding(settings: dict, method: str) -> dict:
     return {k: v for k, v in settings.items() if k not in drop}
 
 
-def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path, real_episode_budget: int = 40,
-                 episodes_per_update: int = 1, seed: int = 0, preset: str = "cpu", *, episodes_per_round: int = 20,
-                 grid: str = "default", demos: int | None = None, checkpoint: str | Path | None = None,
-                 overrides: dict[str, Any] | None = None, progress: bool = False,
-                 prior_weight: float | None = None, mppi: str | None = None,
-                 finetune_steps: int | None = None, physics: str | Path | dict | None = None,
-                 start_policy: str | Path | None = None, mppi_set: tuple[str, ...] = ()) -> dict:
+@dataclass(frozen=True)
+class BaselineRunConfig:
+    """One baseline run's budget, protocol and settings, the same for every method and seed of a comparison."""
+
+    real_episode_budget: int = 40
+    episodes_per_update: int = 1
+    episodes_per_round: int = 20
+    grid: str = "default"
+    preset: str = "cpu"
+    demos: int | None = None  # None: the method's default (paper §8)
+    checkpoint: str | Path | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    prior_weight: float | None = None
+    mppi: str | None = None
+    mppi_set: tuple[str, ...] = ()
+    finetune_steps: int | None = None
+    physics: str | Path | dict | None = None
+    start_policy: str | Path | None = None
+
+
+def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path,
+                 cfg: BaselineRunConfig = BaselineRunConfig(), seed: int = 0, progress: bool = False) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
-    `overrides` replaces config fields of the method (and of its BC initialisation) by name.
+    `cfg.overrides` replaces config fields of the method (and of its BC initialisation) by name; the fields below
+    are `cfg`'s.
     `checkpoint` (a SimDist model) is needed for SimDist, SimDist+BC and the quadruped's learned reward;
     `mppi` names their planner's MPPI preset (default: the model preset's), `prior_weight` its BC-chunk prior λ,
     `mppi_set` overrides further MPPIConfig fields ("FIELD=VALUE"), and `finetune_steps` their finetune preset's
@@ -170,11 +190,12 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
     instead of from a BC policy trained on the simulation data (or, in manipulation, a fresh actor).
     """
-    from simdist.adapt import physics_setting
-    from simdist.tasks import get_task
-
+    real_episode_budget, episodes_per_update, episodes_per_round = (cfg.real_episode_budget, cfg.episodes_per_update,
+                                                                    cfg.episodes_per_round)
+    grid, preset, demos, checkpoint, overrides = cfg.grid, cfg.preset, cfg.demos, cfg.checkpoint, cfg.overrides
+    prior_weight, mppi, mppi_set, physics = cfg.prior_weight, cfg.mppi, cfg.mppi_set, cfg.physics
     start_policy = _check_arguments(method, real_episode_budget, episodes_per_update, episodes_per_round,
-                                    start_policy, seed)
+                                    cfg.start_policy, seed)
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec = Path(out_dir), dict(overrides or {}), spec_of(task.spec)
@@ -183,7 +204,7 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
                 "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
                 "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
                 "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
-                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": finetune_steps,
+                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": cfg.finetune_steps,
                 "physics": physics_setting(physics)}
     if start_policy is not None:  # recorded only when given: runs from before it existed stay reusable
         settings["start_policy"] = str(start_policy)
@@ -210,26 +231,21 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     run = _Run(method, task, out, meta, seed, grid, episodes_per_round,
                max(1, math.ceil(real_episode_budget / episodes_per_round)), demo_eps, progress, physics)
     if method in WORLD_MODEL_METHODS:
-        return _run_world_model(run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps, mppi_set)
+        return _run_world_model(run, sim_data_dir, cfg)
     learn = LearnerSetup(spec, preset, task.spec.gamma, seed, overrides, setting)
     if method in OFFLINE_METHODS:
         return _run_offline(run, learn, sim_data_dir, start_policy)
     return _run_online(run, learn, sim_data_dir, checkpoint, start_policy, real_episode_budget, episodes_per_update)
 
 
-def _run_world_model(run: _Run, sim_data_dir, checkpoint, preset, mppi, prior_weight, finetune_steps,
-                     mppi_set: tuple[str, ...] = ()) -> dict:
+def _run_world_model(run: _Run, sim_data_dir, cfg: BaselineRunConfig) -> dict:
     """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
-    from simdist.adapt import AdaptConfig, adapt
-    from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.config import finetune_preset, model_preset_for, with_steps
-    from simdist.planning.settings import task_planner
-
+    checkpoint, preset, mppi, finetune_steps = cfg.checkpoint, cfg.preset, cfg.mppi, cfg.finetune_steps
     if checkpoint is None:
         raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
     name = model_preset_for(run.task, preset)
+    planner = task_planner(run.task, mppi or name, cfg.mppi_set, cfg.prior_weight)
     cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
-    planner = task_planner(run.task, mppi or name, mppi_set, prior_weight)
     ft = finetune_preset(name)
     if finetune_steps:
         ft = with_steps(ft, finetune_steps)

@@ -47,7 +47,7 @@ class EpisodeLogger:
     def log(self, obs: dict[str, np.ndarray], action: np.ndarray, corrected: bool = False) -> None:
         """Record o_t (the observation the action was chosen from) and a_t (the action sent to the robot).
         `corrected=True` marks a step an operator drove (a takeover): finetuning with the policy head trainable
-        clones those steps (simdist.corrections); every step trains the dynamics."""
+        clones those steps (simdist.adaptation.corrections); every step trains the dynamics."""
         if not self._open:
             raise RuntimeError("call start() before log()")
         groups = dict(self.info.obs_shapes)

@@ -8,10 +8,13 @@ import json
 import logging
 import sys
 
-from simdist.commands import (cmd_ablate, cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
-                              cmd_generate, cmd_merge, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
-# light: dataclasses only (the parser reads their defaults and preset names)
+from simdist.adaptation.dagger import add_dagger_command
+from simdist.cli.commands import (ABLATE_SETS, ADAPT_SETS, FINETUNE_SETS, PLANNER_SETS, PRETRAIN_SETS, cmd_ablate,
+                                  cmd_adapt, cmd_bench, cmd_demo, cmd_evaluate, cmd_expert_eval, cmd_finetune,
+                                  cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
+from simdist.cli.guards import check_inputs_untouched, refuse_replaced_flags
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
+from simdist.experiments.compare import add_compare_commands
 
 log = logging.getLogger("simdist")
 
@@ -19,6 +22,13 @@ log = logging.getLogger("simdist")
 # evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
 PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the paper-quadruped planner takes 14.5 ms on "
                     "an H200 against 343 ms on 2 CPU cores")
+
+
+def add_set(sp: argparse.ArgumentParser, sections: dict, example: str) -> None:
+    """The one override flag: `--set SECTION.FIELD=VALUE`, repeatable."""
+    sp.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
+                    help=f"override a config field (repeatable; sections: {', '.join(sections)}; `simdist presets` "
+                         f"shows the fields), e.g. --set {example}")
 
 
 def _emit(args, result: dict) -> None:
@@ -53,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     add("tasks", cmd_tasks, "list the registered tasks")
+    add("presets", cmd_presets, "list the model, training, finetuning and planner (MPPI) presets with their key "
+        "values (--json: every field)")
     sp = add("generate", cmd_generate, "generate simulation data with the expert and sub-optimal policies (Alg. 2)")
     sp.add_argument("task")
     sp.add_argument("--episodes", type=int, required=True)
@@ -72,14 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True)
     sp.add_argument("--preset", default="cpu", help=" | ".join(TRAIN_PRESETS))
     sp.add_argument("--steps", type=int, help="override the preset's number of steps")
-    sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
-                    help="override a ModelConfig field of the preset (repeatable), e.g. policy_sees_actions=false")
-    sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
-                    help="override an Eq. 2 loss weight of the preset (repeatable), e.g. bc=16")
-    sp.add_argument("--train-set", action="append", metavar="FIELD=VALUE",
-                    help="override a TrainConfig field after --steps (repeatable), e.g. lr=2e-4")
+    add_set(sp, PRETRAIN_SETS, "model.policy_sees_actions=false --set loss.bc=16 --set train.lr=2e-4 (train: after "
+            "--steps)")
     sp.add_argument("--init-from", metavar="CHECKPOINT",
-                    help="start from this checkpoint's weights and architecture (--model-set may add modules)")
+                    help="start from this checkpoint's weights and architecture (--set model.* may add modules)")
     sp = add("finetune", cmd_finetune, "finetune the dynamics on real (logged) episodes (Eq. 3)")
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
@@ -87,16 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu", help=" | ".join(FINETUNE_PRESETS))
     sp.add_argument("--steps", type=int)
     sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
-    sp.add_argument("--loss-set", action="append", metavar="TERM=WEIGHT",
-                    help="override an Eq. 2 loss weight (default: latent only), e.g. bc=1 for labelled demonstrations")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
-    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                    help="override a FinetuneConfig field of the preset (repeatable), e.g. --set lr=2e-5, "
-                         "--set replay_labels=false (replayed sim windows train the latent term only)")
-    sp.add_argument("--model-set", action="append", metavar="FIELD=VALUE",
-                    help="change a ModelConfig field that leaves the weights' shapes, e.g. policy_sees_history=true "
-                         "(with --set fresh_policy=true also the new BC head's width, policy_ffn_dim)")
+    add_set(sp, FINETUNE_SETS, "finetune.lr=2e-5 --set loss.bc=1 (default: latent only) --set "
+            "model.policy_sees_history=true (model: fields that leave the weights' shapes; with "
+            "finetune.fresh_policy=true also the new BC head's width)")
     sp = add("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain")
     sp.add_argument("task")
     sp.add_argument("--checkpoint", required=True)
@@ -110,13 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "ensemble of the last T chunks, chunk k steps old weighted exp(-M k) (ACT; 0: a plain mean)")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset")
     sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
-    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                    help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
+    add_set(sp, PLANNER_SETS, "mppi.value_weight=0")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help='JSON/YAML physics override file; {"with_sim": ["arm"]} puts part of the real '
                     "gap back to sim (simdist.tasks.gaps)")
-    sp.add_argument("--out", metavar="FILE", help="write the result here (default: CHECKPOINT/eval_info.json, "
-                    "replaced by each evaluation)")
+    sp.add_argument("--out", metavar="FILE", help="also write the result here (default: stdout only; never into "
+                    "the checkpoint folder)")
     sp = add("select", cmd_select, "evaluate a run's kept checkpoints on the same trials and name the best "
              "(closed-loop success can swing between checkpoints whose losses barely differ)")
     sp.add_argument("task")
@@ -128,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--agent", choices=("mppi", "policy"), default="policy",
                     help="the BC head alone (default, fast) or the planner")
     sp.add_argument("--mppi", default="cpu", help="MPPI preset (--agent mppi)")
+    add_set(sp, PLANNER_SETS, "mppi.samples=64 (--agent mppi)")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML physics override file, e.g. sim with the robot's sensor noise")
     sp.add_argument("--out", metavar="FILE", help="also write the result here")
@@ -154,8 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
-    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                    help="override an MPPIConfig field of the preset (repeatable), e.g. value_weight=0")
+    add_set(sp, ADAPT_SETS, "mppi.value_weight=0 --set finetune.policy_anchor=10 --set loss.bc=1")
     sp.add_argument("--finetune-steps", type=int)
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
@@ -170,8 +172,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stand-in operator: takeovers per second of robot control")
     sp.add_argument("--takeover-s", type=float, default=CorrectionConfig.takeover_s,
                     help="stand-in operator: length of each takeover in seconds")
-    sp.add_argument("--finetune-set", action="append", metavar="FIELD=VALUE",
-                    help="override a FinetuneConfig field of the preset (repeatable), e.g. policy_anchor=10")
     sp = add("run", cmd_run, "the whole pipeline: generate, pretrain, zero-shot eval, adaptation rounds, report")
     sp.add_argument("task")
     sp.add_argument("--preset", default="cpu", help="pipeline preset: cpu (sized for 2 cores) or paper (the paper's "
@@ -184,8 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--expert-budget", type=int, help="expert training budget (quadruped: PPO iterations in all)")
     sp.add_argument("--checkpoint", help="start from this pretrained world model (skips pretraining)")
     sp.add_argument("--mppi", help="MPPI preset (default: the model preset's)")
-    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                    help="override an MPPIConfig field of the planner (repeatable), e.g. init_std=0.1")
+    add_set(sp, PLANNER_SETS, "mppi.init_std=0.1")
     sp.add_argument("--finetune-steps", type=int, help="steps of each dynamics finetune (default: the preset's)")
     sp.add_argument("--rounds", type=int, help="adaptation rounds after the zero-shot one (default: the preset's; "
                     "a rerun with more continues the run)")
@@ -196,8 +195,6 @@ def build_parser() -> argparse.ArgumentParser:
              "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")
     sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
-    from simdist.baselines.compare import add_compare_commands
-    from simdist.dagger import add_dagger_command
     add_compare_commands(sub)
     add_dagger_command(sub)
     sp = add("ablate", cmd_ablate, "Table I ablations (pretrain each variant, evaluate its planner in sim) and Fig. 10 "
@@ -205,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("task")
     sp.add_argument("--sim-data", required=True)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--variants", default="all", help="comma-separated, or 'all' (see simdist.ablations.ABLATIONS)")
+    sp.add_argument("--variants", default="all",
+                    help="comma-separated, or 'all' (see simdist.experiments.ablations.ABLATIONS)")
     sp.add_argument("--expert-data", help="expert-only variant: a `generate --expert-only` dataset, used up to the "
                     "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)")
     sp.add_argument("--preset", default="cpu", help="model and train preset")
@@ -222,8 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
     sp.add_argument("--grid", help="Fig. 10 variants: grid of the real episodes, or 'all' (default as adapt)")
     sp.add_argument("--prior-weight", type=float, help="MPPI prior weight λ (overrides the MPPI preset's)")
-    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                    help="override an MPPIConfig field of the planner (repeatable), e.g. init_std=0.1")
+    add_set(sp, ABLATE_SETS, "mppi.init_std=0.1 --set train.lr=5e-4 (every variant's pretraining)")
     sp = add("bench", cmd_bench, "benchmarks: planner latency/FLOPs or training throughput")
     sp.add_argument("what", choices=("plan", "train"))
     sp.add_argument("--preset", default="paper-manipulation", help="model preset")
@@ -234,16 +231,23 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--compile", metavar="MODE", help="train: torch.compile the forward with this inductor mode "
                     "(default, reduce-overhead, max-autotune-no-cudagraphs)")
     sp.add_argument("--batch", type=int, help="train: batch size (default: the preset's)")
-    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                    help="plan: override an MPPIConfig field of the preset (repeatable), e.g. --set samples=128")
+    add_set(sp, PLANNER_SETS, "mppi.samples=128 (plan)")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    argv = sys.argv[1:] if argv is None else argv
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        refuse_replaced_flags(argv)
+    except ValueError as err:
+        log.error("%s", err)
+        return 2
+    args = build_parser().parse_args(argv)
+    if args.verbose:
+        logging.getLogger().setLevel(logging.DEBUG)
+    try:
+        check_inputs_untouched(args)
         result = args.fn(args)
     except (KeyError, ValueError, FileNotFoundError) as err:
         log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)

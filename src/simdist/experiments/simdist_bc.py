@@ -1,6 +1,6 @@
 """SimDist+BC: SimDist's adaptation loop with the BC (policy) head also finetuned on demonstrations.
 
-Identical to `simdist.adapt` except that each finetune trains the dynamics *and* the policy head, with the
+Identical to `simdist.adaptation.adapt` except that each finetune trains the dynamics *and* the policy head, with the
 BC term on the teleoperated demonstrations added to the latent term. The demonstrations are written into
 the run's real dataset before the loop starts, flagged as expert actions (no reward or value: the BC term needs
 only the flags), and the planner's own rollouts stay unlabelled, so only demonstrations are cloned.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.adapt import AdaptConfig, adapt
+from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.config import FinetuneConfig, with_bc_head
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, episode_files, write_episodes
 from simdist.planning.settings import MPPIConfig

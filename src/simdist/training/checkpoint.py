@@ -58,6 +58,14 @@ def read_config(directory: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} is not valid JSON: {err}") from err
 
 
+def read_model_config(directory: str | Path) -> ModelConfig:
+    """The ModelConfig a checkpoint was saved with."""
+    try:
+        return from_dict(ModelConfig, read_config(directory)["model"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{directory}/config.json does not describe a world model: {err}") from err
+
+
 def load_state_into(model: WorldModel, directory: str | Path) -> None:
     path = Path(directory) / MODEL_FILE
     if not path.exists():
@@ -134,7 +142,7 @@ def has_trainer_state(directory: str | Path) -> bool:
 
 
 # ------------------------------------------------------------------------------------ shipped models and task fit
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "checkpoints"  # the repository's checkpoints/ (editable install)
+SHIPPED_DIR = Path(__file__).resolve().parents[3] / "checkpoints"  # the repository's checkpoints/ (editable install)
 
 
 def shipped_checkpoint(name: str) -> Path:

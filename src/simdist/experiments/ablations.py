@@ -17,15 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.checkpoint import load_model
-from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
+from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
                                    write_episodes)
+from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
 from simdist.eval.rollout import rollout, wilson_interval
-from simdist.finetune_ablations import finetune_table, run_finetune_ablations
+from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
-from simdist.train import pretrain
+from simdist.training.checkpoint import load_model
+from simdist.training.train import pretrain
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +55,21 @@ ABLATIONS = {
     "unfreeze-value": Ablation(trainable=("dynamics", "value")),  # value trained on a TD target (value_td.py)
 }
 REFERENCE = "dynamics-only"
-# Table I metrics (`sim`): success, and where the task reports them progress and the dense episode return (the
-# paper's quadruped metric).
-TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress (m)"),
-                     ("mean_return", "episode return"))
+
+
+@dataclass(frozen=True)
+class AblationSettings:
+    """What the variants of one `simdist ablate` call share, beside the model, training, finetune and planner
+    configs."""
+
+    trials: int = 20  # Table I: `sim` trials per grid
+    seed: int = 0  # Table I: data subset, initialisation and evaluation seed; Fig. 10: the first adaptation seed
+    expert_data: str | Path | None = None  # Table I expert-only: a `generate --expert-only` dataset
+    checkpoint: str | Path | None = None  # Fig. 10: the model to adapt (default: the simdist variant's)
+    rounds: int = 2  # Fig. 10: finetuning rounds
+    episodes_per_round: int = 20
+    seeds: int = 1  # Fig. 10: adaptation seeds seed … seed + seeds - 1
+    grid: str = "default"  # Fig. 10: grid of the real episodes, or "all"
 
 
 def _subset(episodes: list[Episode], ablation: Ablation, seed: int,
@@ -115,7 +127,7 @@ def check_variant(out: Path, name: str, provenance: dict) -> None:
     """Refuse to reuse a variant folder made from other data or settings (its model would be silently reused)."""
     path = out / name / "variant.json"
     if path.exists():
-        made = json.loads(path.read_text())
+        made = without_removed_fields(json.loads(path.read_text()))  # as config.REMOVED_FIELDS reads them
         differ = [k for k in provenance if made.get(k) != provenance[k]]
         if differ:
             shown = "; ".join(f"{k}: {made.get(k)!r} there, {provenance[k]!r} now" for k in differ
@@ -195,7 +207,7 @@ def _against_simdist(r: dict, ref: dict | None) -> str:
 def table_one(results: dict[str, dict]) -> list[str]:
     """Markdown rows: sim success (and its difference to full SimDist, where that was run), and the mean progress
     and episode return where the task reports them. The paper's Table I has every variant below SimDist, except
-    reconstruction on the quadruped (docs/results.md)."""
+    reconstruction on the quadruped (docs/findings.md)."""
     extra = [(k, label) for k, label in TABLE_ONE_METRICS[1:] if any(k in r for r in results.values())]
     ref = results.get("simdist")
     head = ["variant", "sim steps", "sim success"] + (["against SimDist"] if ref else []) + [l for _, l in extra]
@@ -208,13 +220,12 @@ def table_one(results: dict[str, dict]) -> list[str]:
 
 
 def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
-                  train_cfg: TrainConfig, mppi: str | MPPIConfig, trials: int, seed: int = 0, progress: bool = True, *,
-                  checkpoint: str | Path | None = None, finetune_cfg: FinetuneConfig | None = None, rounds: int = 2,
-                  episodes_per_round: int = 20, seeds: int = 1, grid: str = "default",
-                  expert_data: str | Path | None = None) -> dict:
+                  train_cfg: TrainConfig, mppi: str | MPPIConfig, settings: AblationSettings = AblationSettings(),
+                  finetune_cfg: FinetuneConfig | None = None, progress: bool = True) -> dict:
     """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
     the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`, their real
-    episodes on `grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
+    episodes on `settings.grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
+    trials, seed, checkpoint, expert_data = settings.trials, settings.seed, settings.checkpoint, settings.expert_data
     unknown = sorted(set(names) - set(ABLATIONS))
     if unknown:
         raise KeyError(f"unknown ablation(s) {unknown}; valid ablations: {list(ABLATIONS)}")
@@ -247,14 +258,13 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         episodes.clear()  # free them before the finetunes load their replay windows
         variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
         ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
-                                    mppi, rounds, episodes_per_round, list(range(seed, seed + seeds)),
-                                    sim_data=sim_data, progress=progress, grid=grid)
+                                    mppi, settings.rounds, settings.episodes_per_round,
+                                    list(range(seed, seed + settings.seeds)), sim_data=sim_data, progress=progress,
+                                    grid=settings.grid)
         summary["finetune_ablations"] = ft
         (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
     if results or finetune_names:
-        from simdist.eval.report import write_ablation_plot  # matplotlib only when a plot is written
-
         summary["plot"] = write_ablation_plot(out, summary)
         for md in (out / "ablations.md", out / "finetune_ablations.md"):
             if md.exists() and summary["plot"]:
@@ -262,4 +272,4 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     return summary
 
 
-__all__ = ["ABLATIONS", "Ablation", "run_ablations"]
+__all__ = ["ABLATIONS", "Ablation", "AblationSettings", "run_ablations"]

@@ -14,14 +14,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.adapt import AdaptConfig, adapt, round_progress
+from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.rounds import round_progress
 from simdist.config import FinetuneConfig, replace
 from simdist.data.episodes import load_episodes
 from simdist.data.windows import WindowDataset
-from simdist.memory import release_freed_memory
+from simdist.experiments.memory import release_freed_memory
 from simdist.model.world_model import COMMAND, VALUE, WorldModel
 from simdist.planning.settings import MPPIConfig
+from simdist.training import checkpoint as ckpt
 
 log = logging.getLogger(__name__)
 MAX_WINDOWS = 2048

@@ -17,7 +17,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
 from simdist.planning.settings import mppi_preset
-from simdist.train import compile_model
+from simdist.training.train import compile_model
 
 # Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
 BENCH_SPECS = {

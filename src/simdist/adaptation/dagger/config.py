@@ -9,8 +9,7 @@ from simdist.config import FinetuneConfig, LossConfig
 
 @dataclass(frozen=True)
 class DaggerConfig:
-    """Defaults: the recipe of `checkpoints/quadruped-lowfric-dagger` (docs/results/slippery-slope.md, sessions
-    17-18)."""
+    """Defaults: the recipe of `checkpoints/quadruped-lowfric-dagger` (docs/tasks/slippery-slope.md)."""
 
     rounds: int = 1
     episodes_per_grid: int = 40  # per round, on each of `grids`
@@ -29,16 +28,16 @@ class DaggerConfig:
     train_seed: int = 0  # head training: batches and validation split
     # Heads trained in the last round (and its sensor-noise stage), with training seeds train_seed, train_seed + 1, …;
     # the one with the best `sim` evaluation becomes the output. The recipe's `real` score varies with its seed
-    # (0.62-0.98 on the slope) and `sim` with the robot's sensor noise ranks the seeds (docs/results/slippery-slope.md,
-    # session 18).
+    # (0.62-0.98 on the slope) and `sim` with the robot's sensor noise ranks the seeds
+    # (docs/tasks/slippery-slope.md).
     candidates: int = 1
     # Width of a single-step BC head that round 1 adds beside a SimDist model's chunk head (ModelConfig.
     # policy_step_width; 0 = none): its action is the one deployed. On Foam an MLP on the frozen latent transfers
-    # where the chunk head does not (docs/results/foam.md, sessions 19-20).
+    # where the chunk head does not (docs/tasks/foam.md).
     step_head_width: int = 0
     # Also train the head on windows that start in each DAgger episode's last T steps (TrainConfig.tail_windows):
-    # the states before a fall. On Foam they lifted the step head alone from 0.18 to 0.62 (docs/results/foam.md,
-    # session 22). Off by default: the shipped slope head was trained without them.
+    # the states before a fall. On Foam they lifted the step head alone from 0.18 to 0.62 (docs/tasks/foam.md).
+    # Off by default: the shipped slope head was trained without them.
     tail_windows: bool = False
 
     def __post_init__(self) -> None:

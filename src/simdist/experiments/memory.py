@@ -3,7 +3,7 @@
 Loading a dataset allocates millions of episode-sized arrays; glibc keeps the heap pages they leave behind when
 they are freed, and the next stage's allocations fragment it further. On the quadruped's 2.7 M steps the data path
 of one `simdist compare` seed left 3.6 GB resident after all its data was dropped (docs/baselines.md;
-`benchmarks/compare_memory.py` measures it). `malloc_trim(0)` returns those pages.
+`benchmarks/compare_memory.py at commit 28cbc45` measures it). `malloc_trim(0)` returns those pages.
 """
 
 from __future__ import annotations

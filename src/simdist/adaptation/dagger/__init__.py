@@ -6,7 +6,7 @@ domain, the privileged expert, on the true state, says at every step what it wou
 retrained on all labels so far, half of each batch replayed from the simulation dataset so that it keeps the gait
 it had. A last stage adds the task's documented sensor noise to the head's inputs (the authors' augmentation), so
 that the head also copes with the robot's noisy sensors. On Slippery Slope (μ = 0.19) one round plus that stage
-took the BC head alone from 0.80 to 0.87 in `real` (docs/results/slippery-slope.md, session 17).
+took the BC head alone from 0.80 to 0.87 in `real` (docs/tasks/slippery-slope.md).
 
 Only the policy head changes: encoder, dynamics, reward and value stay bit-identical. Episodes record the actions
 the head executed (the history it sees when deployed) and the expert's labels as BC targets (`Episode.expert_action`):
@@ -22,9 +22,9 @@ episodes; the head's `sim` evaluation), `run.py` (the rounds, the head's trainin
 `simdist dagger` command).
 """
 
-from simdist.dagger.collect import collect_round, dagger_episode, driving_agent, evaluate_head, import_labels
-from simdist.dagger.config import DaggerConfig
-from simdist.dagger.run import add_dagger_command, cmd_dagger, dagger
+from simdist.adaptation.dagger.collect import collect_round, dagger_episode, driving_agent, evaluate_head, import_labels
+from simdist.adaptation.dagger.config import DaggerConfig
+from simdist.adaptation.dagger.run import add_dagger_command, cmd_dagger, dagger
 
 __all__ = ["DaggerConfig", "add_dagger_command", "cmd_dagger", "collect_round", "dagger", "dagger_episode",
            "driving_agent", "evaluate_head", "import_labels"]

@@ -13,15 +13,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.adapt import physics_setting, refuse_other_settings
+from simdist.adaptation.dagger.collect import collect_round, evaluate_head, import_labels
+from simdist.adaptation.dagger.config import DaggerConfig
+from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
-from simdist.config import parse_overrides, replace
-from simdist.dagger.collect import collect_round, evaluate_head, import_labels
-from simdist.dagger.config import DaggerConfig
+from simdist.config import parse_overrides, replace, split_sets
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
-from simdist.train import default_device, finetune, load_windows
+from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
+from simdist.training.train import default_device, finetune, load_windows
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, 
     best = int(np.argmax(means))
     if input_success is not None and means[best] < input_success:
         log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse here; "
-                    "keep %s (docs/results/slippery-slope.md, session 18: DAgger on Peg Insertion)",
+                    "keep %s (docs/tasks/slippery-slope.md: DAgger on Peg Insertion)",
                     means[best], input_success, checkpoint)
     return candidates[best], {"final_head_sim_success": scores[best], "final_head_sim_success_mean": means[best],
                               "candidates": [{"head": str(h), "sim_success_mean": m}
@@ -137,7 +138,7 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
     which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on).
     `initial_labels` (a DAgger dataset) replaces round 1's collection: the head first learns the states another
-    driver reached (Foam: single-step BC's, docs/results/foam.md session 23), then drives itself from round 2."""
+    driver reached (Foam: single-step BC's, docs/tasks/foam.md), then drives itself from round 2."""
     out, method = Path(out), baseline_method(checkpoint)
     add_step = _round_one_overrides(checkpoint, method, cfg)
     if not cfg.grids:
@@ -192,9 +193,7 @@ def _cached_evaluation(task, head: Path, cfg: DaggerConfig, physics, progress: b
 
 
 def cmd_dagger(args) -> dict:
-    from simdist.tasks import get_task
-
-    cfg = DaggerConfig(**parse_overrides(DaggerConfig, args.set or []))
+    cfg = DaggerConfig(**parse_overrides(DaggerConfig, split_sets(args.set, {"dagger": DaggerConfig})["dagger"]))
     if args.rounds is not None:
         cfg = replace(cfg, rounds=args.rounds)
     if args.episodes_per_grid is not None:
@@ -223,12 +222,12 @@ def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
     sp.add_argument("--grid", action="append", help="collect on this grid only (repeatable; default: every grid)")
     sp.add_argument("--physics", help="JSON/YAML override of the sim physics the head drives in")
     sp.add_argument("--eval-physics", help="sim physics of the output head's evaluation (default: --physics), e.g. "
-                    "with the robot's sensor noise on; with --set candidates=N it chooses the head")
+                    "with the robot's sensor noise on; with --set dagger.candidates=N it chooses the head")
     sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
     sp.add_argument("--initial-labels", metavar="DIR", help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
                     "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection")
-    sp.add_argument("--set", action="append", metavar="FIELD=VALUE",
-                    help="override a DaggerConfig field (repeatable), e.g. sensor_noise_steps=0")
+    sp.add_argument("--set", action="append", default=[], metavar="dagger.FIELD=VALUE",
+                    help="override a DaggerConfig field (repeatable), e.g. --set dagger.sensor_noise_steps=0")
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp

@@ -12,14 +12,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist import checkpoint as ckpt
+from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
-from simdist.dagger.config import DaggerConfig
 from simdist.data.episodes import (DatasetError, Episode, episode_files, episode_lengths, read_episode_file,
                                    read_info, write_episodes)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.progress import progress_bar
+from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +62,6 @@ def driving_agent(checkpoint: str | Path):
 def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, round_: int, k: int, physics,
                   progress: bool, threads: int | None = None) -> None:
     """Round `round_`'s episodes on grid k, written as one file (also the body of a worker process)."""
-    from simdist.tasks import get_task
-
     if threads:
         torch.set_num_threads(threads)
     task, grid = get_task(task_name), cfg.grids[k]

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from simdist.adaptation.rounds import round_initial_conditions
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.eval.rollout import PrivilegedAgent, rollout
 
@@ -42,8 +43,6 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
     overrides the real domain's physics, as for the runs the demonstrations serve."""
     if n <= 0:
         return []
-    from simdist.adapt import round_initial_conditions
-
     max_attempts = max_attempts or 5 * n
     env = task.make_env("real", physics, seed=seed + DEMO_SEED_OFFSET)
     agent = PrivilegedAgent(teleoperator(task), env, seed=seed)

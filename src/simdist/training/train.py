@@ -20,7 +20,6 @@ import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-from simdist import checkpoint as ckpt
 from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
                             TrainConfig, replace)
 from simdist.data.episodes import read_info
@@ -30,6 +29,8 @@ from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.progress import progress_bar
+from simdist.tasks.registry import get_task, task_names
+from simdist.training import checkpoint as ckpt
 
 log = logging.getLogger(__name__)
 VAL_BATCHES = 8
@@ -80,8 +81,6 @@ def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
 
 
 def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
-    from simdist.tasks.registry import get_task, task_names
-
     if task_name not in task_names():
         raise ValueError(f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
                          f"{task_name!r} is not registered; registered: {task_names()}")
@@ -117,22 +116,31 @@ def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: L
     return totals
 
 
-def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: Path, *,
-          steps: int, batch_size: int, lr: float, lr_end: float, warmup: int, decay_steps: int,
-          val_fraction: float, val_every: int, checkpoint_every: int, seed: int, weights: LossConfig,
-          grad_clip: float | None, extra: dict, progress: bool,
-          replay: WindowDataset | None = None, replay_fraction: float = 0.0, amp: bool = False,
-          extra_losses=(), keep_checkpoints: bool = False, ema_decay: float = 0.0,
-          compile_mode: str | None = None) -> TrainResult:
-    """Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
-    `compile_mode` (a torch.compile mode) compiles the training forward. With `ema_decay` > 0 the saved (and
-    validated) model is an exponential moving average of the weights; the raw weights go to OUT/raw for an exact
-    resume."""
+def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:
+    """The training loop's settings for a finetune: decay over the run, one checkpoint at its end, no clipping,
+    averaging or compilation."""
+    return TrainConfig(steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr, lr_end=cfg.lr_end,
+                       warmup_steps=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
+                       val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, loss=cfg.loss)
+
+
+def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: str | Path,
+               cfg: TrainConfig, extra: dict | None = None, progress: bool = True,
+               replay: WindowDataset | None = None, replay_fraction: float = 0.0, extra_losses=()) -> TrainResult:
+    """Train `params` of `model` on `data` with `cfg`'s schedule, loss weights, validation and checkpoints (its
+    `bc_successful_only` and `tail_windows` are the data's business: see `pretrain`), resuming a run in `out_dir`.
+    `extra` is recorded in the checkpoint's config.json. A share `replay_fraction` of each batch comes from `replay`.
+    Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
+    With `cfg.ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
+    raw weights go to OUT/raw for an exact resume."""
+    out_dir, extra = Path(out_dir), extra or {}
+    steps, batch_size, lr, lr_end, seed = cfg.steps, cfg.batch_size, cfg.lr, cfg.lr_end, cfg.seed
+    warmup, decay_steps, weights, ema_decay = cfg.warmup_steps, cfg.decay_steps or cfg.steps, cfg.loss, cfg.ema_decay
     out_dir.mkdir(parents=True, exist_ok=True)
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
-    amp = amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
-    train_ids, val_ids = data.split(val_fraction, seed)
+    amp = cfg.amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
+    train_ids, val_ids = data.split(cfg.val_fraction, seed)
     if len(train_ids) == 0:
         raise ValueError("no training windows after the validation split; record more or longer episodes")
     start = 0
@@ -148,9 +156,9 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         log.info("resuming from step %d in %s", start, out_dir)
     deployed = ema.module if ema else model  # what is validated, saved as the model and kept
     forward_model = model  # a compiled one shares the parameters; saves use `model`
-    if compile_mode:
-        log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", compile_mode)
-        forward_model = compile_model(model, compile_mode)
+    if cfg.compile:
+        log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", cfg.compile_mode)
+        forward_model = compile_model(model, cfg.compile_mode)
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -160,7 +168,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
         if ema or had_ema:  # OUT/raw, once there, must stay current: a later resume reads it
             ckpt.save_model(out_dir / "raw", model, extra)
         ckpt.save_model(out_dir, deployed, extra)
-        if keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
+        if cfg.keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
             ckpt.save_model(ckpt.kept_checkpoint_dir(out_dir, step), deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
@@ -182,13 +190,13 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
                 train_logs = {**train_logs, name: value, "total": train_logs["total"] + float(term.detach())}
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        if grad_clip:
-            torch.nn.utils.clip_grad_norm_(params, grad_clip)
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
         optimizer.step()
         if ema:
             ema.update_parameters(model)
         done = step + 1
-        if done % val_every == 0 or done == steps:
+        if done % cfg.val_every == 0 or done == steps:
             steps_per_s = (done - last_record[0]) / max(time.perf_counter() - last_record[1], 1e-9)
             val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
             record = {"step": done, "lr": optimizer.param_groups[0]["lr"], "steps_per_s": round(steps_per_s, 3),
@@ -199,7 +207,7 @@ def _loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDatas
             bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
             log.debug("step %d %s", done, record)
             last_record = (done, time.perf_counter())
-        if done % checkpoint_every == 0 or done == steps:
+        if done % cfg.checkpoint_every == 0 or done == steps:
             save(done)
     if start >= steps:
         val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
@@ -252,12 +260,7 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
         fresh = warm_start(model, init_from)
         log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
         extra["init_from"] = str(init_from)
-    return _loop(model, list(model.parameters()), data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size,
-                 lr=cfg.lr, lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.decay_steps or cfg.steps,
-                 val_fraction=cfg.val_fraction, val_every=cfg.val_every, checkpoint_every=cfg.checkpoint_every,
-                 seed=cfg.seed, weights=cfg.loss, grad_clip=cfg.grad_clip, extra=extra, progress=progress,
-                 amp=cfg.amp, keep_checkpoints=cfg.keep_checkpoints, ema_decay=cfg.ema_decay,
-                 compile_mode=cfg.compile_mode if cfg.compile else None)
+    return train_loop(model, list(model.parameters()), data, out_dir, cfg, extra, progress)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
@@ -369,8 +372,5 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
             term = policy_anchor_loss(model, anchor, batch)
             return cfg.policy_anchor * term, "policy_anchor", float(term.detach())
         extra_losses.append(anchor_term)
-    return _loop(model, params, data, Path(out_dir), steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr,
-                 lr_end=cfg.lr_end, warmup=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
-                 val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, weights=cfg.loss,
-                 grad_clip=None, extra=extra, progress=progress, replay=replay,
-                 replay_fraction=cfg.sim_replay_fraction, extra_losses=extra_losses)
+    return train_loop(model, params, data, out_dir, finetune_schedule(cfg), extra, progress, replay,
+                      cfg.sim_replay_fraction, extra_losses)

@@ -14,16 +14,19 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from simdist.adapt import AdaptConfig, adapt, refuse_other_settings
+from simdist.adaptation.adapt import AdaptConfig, adapt
+from simdist.adaptation.rounds import refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
-from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.eval.rollout import rollout
-from simdist.planning.agent import MPPIAgent
+from simdist.eval.selection import candidate_checkpoints, select_checkpoint
+from simdist.eval.video import VideoConfig, record_run_videos
+from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
-from simdist.tasks import get_task
-from simdist.train import pretrain
+from simdist.tasks import get_task, task_names
+from simdist.training.checkpoint import check_fits_task, check_model_fits_task, load_model
+from simdist.training.train import pretrain
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +49,7 @@ class PipelineConfig:
     video_seconds: float = VideoConfig().max_seconds  # robot time filmed per stage
     # > 0: keep every pretraining checkpoint and deploy the best of the last N by the BC head's `sim` success
     # (simdist.eval.selection), on trials of their own seed; 0: the last. Closed-loop success can swing between
-    # checkpoints whose losses barely differ (Peg Insertion: 0-0.5 within 1,000 steps; docs/results/peg-insertion.md).
+    # checkpoints whose losses barely differ (Peg Insertion: 0-0.5 within 1,000 steps; docs/tasks/peg-insertion.md).
     select_checkpoints: int = 0
 
     def __post_init__(self) -> None:
@@ -67,7 +70,7 @@ PIPELINE_PRESETS = {
 # `simdist demo`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an idle machine). A world
 # model that grasps and inserts needs ~35k pretraining steps (hours on a CPU), so the demo starts from the shipped
 # one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the finetuning's simulation
-# replay. The planner is the one that inserts with that model (docs/results/peg-insertion.md): the paper's sampler
+# replay. The planner is the one that inserts with that model (docs/tasks/peg-insertion.md): the paper's sampler
 # held near the BC chunk.
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
@@ -77,8 +80,6 @@ DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, ep
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
     if not hasattr(task, "train_expert"):
-        from simdist.tasks import task_names
-
         able = [n for n in task_names() if hasattr(get_task(n), "train_expert")]
         raise ValueError(f"--train-expert: task {task.spec.name!r} has no expert training entry point: its privileged "
                          f"expert is a hand-written controller (scripted or analytic, see docs/tasks/), so there is "
@@ -91,8 +92,6 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
                     device="cpu") -> dict:
     """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
     if not path.exists():
-        from simdist.checkpoint import check_model_fits_task, load_model
-
         model = load_model(model_dir, device)
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
@@ -107,9 +106,6 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
 def _selected_checkpoint(task, run_dir: Path, last: int, grids, trials: int, path: Path, progress: bool) -> dict:
     """The best of the run's last `last` kept checkpoints by the BC head's `sim` success (kept in `path`)."""
     if not path.exists():
-        from simdist.eval.selection import candidate_checkpoints, select_checkpoint
-        from simdist.planning.agent import PolicyAgent
-
         candidates = candidate_checkpoints([run_dir])[-last:]
         result = select_checkpoint(task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED,
                                    progress=progress)
@@ -130,8 +126,6 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if unknown:
         raise ValueError(f"unknown grid(s) {unknown} for task {task_name!r}; valid grids: {list(task.grids)}")
     if checkpoint is not None:
-        from simdist.checkpoint import check_fits_task
-
         check_fits_task(checkpoint, task)  # before any work
         if cfg.select_checkpoints:
             raise ValueError("select_checkpoints chooses among the run's own pretraining checkpoints; to choose "

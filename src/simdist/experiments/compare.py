@@ -11,14 +11,20 @@ from typing import Any
 
 import numpy as np
 
+from simdist.adaptation.rounds import round_progress
 from simdist.baselines.bc import BCConfig
 from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
-from simdist.baselines.run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS, START_POLICY_METHODS,
-                                   run_baseline)
 from simdist.baselines.sgft import SGFTConfig
-from simdist.memory import release_freed_memory
+from simdist.config import split_sets
+from simdist.eval.report import write_comparison
+from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS,
+                                              START_POLICY_METHODS, BaselineRunConfig, run_baseline)
+from simdist.experiments.memory import release_freed_memory
+from simdist.planning.settings import MPPIConfig
+from simdist.tasks import get_task
+from simdist.tasks.base import default_grid
 
 
 def _seeds(text: str) -> list[int]:
@@ -39,34 +45,31 @@ def demos_for(method: str, asked: int | None) -> int | None:
 
 
 def _run_then_release(*args, **kwargs) -> dict:
-    """One method and seed, then its memory back to the OS before the next (simdist.memory)."""
+    """One method and seed, then its memory back to the OS before the next (simdist.experiments.memory)."""
     result = run_baseline(*args, **kwargs)
     release_freed_memory()
     return result
 
 
 def cmd_compare(args) -> dict:
-    from simdist.adapt import round_progress
-    from simdist.tasks import get_task
-    from simdist.tasks.base import default_grid
-
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
     seeds = _seeds(args.seeds)  # before any work: a bad value must not cost a trained method
     grid = args.grid or default_grid(get_task(args.task))
+    sets = split_sets(args.set, {"mppi": MPPIConfig, "baseline": None})
+    shared = BaselineRunConfig(real_episode_budget=args.budget, episodes_per_update=args.episodes_per_update,
+                               episodes_per_round=args.episodes_per_round, grid=grid, preset=args.preset,
+                               checkpoint=args.checkpoint, overrides=_baseline_overrides(sets["baseline"]),
+                               prior_weight=args.prior_weight, mppi=args.mppi, mppi_set=tuple(sets["mppi"]),
+                               finetune_steps=args.finetune_steps, physics=args.physics)
     out, summary = Path(args.out), {}
     for method in methods:
-        runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", args.budget,
-                                  args.episodes_per_update, s, args.preset, episodes_per_round=args.episodes_per_round,
-                                  grid=grid, checkpoint=args.checkpoint, progress=not args.quiet,
-                                  prior_weight=args.prior_weight, mppi=args.mppi, finetune_steps=args.finetune_steps,
-                                  mppi_set=tuple(args.mppi_set or ()),
-                                  overrides=_baseline_overrides(args.baseline_set), physics=args.physics,
-                                  demos=demos_for(method, args.demos),
+        cfg = dataclasses.replace(shared, demos=demos_for(method, args.demos),
                                   start_policy=args.start_policy if method in START_POLICY_METHODS else None)
-                for s in seeds]
+        runs = [_run_then_release(method, args.task, args.sim_data, out / method / f"seed_{s}", cfg, s,
+                                  not args.quiet) for s in seeds]
         curves = np.array([[r["success_rate"] for r in run["rounds"]] for run in runs])
         summary[method] = {"seeds": [run["seed"] for run in runs],
                            "success_mean": curves.mean(0).tolist(), "success_std": curves.std(0).tolist(),
@@ -82,8 +85,6 @@ def cmd_compare(args) -> dict:
             summary[method]["progress_mean"] = progress.mean(0).tolist()
     result = {"task": args.task, "methods": summary, "out": str(out)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
-    from simdist.eval.report import write_comparison  # matplotlib only when a comparison is written
-
     write_comparison(out, summary)
     return result
 
@@ -96,9 +97,9 @@ def _baseline_overrides(pairs: list[str] | None) -> dict[str, Any]:
     for pair in pairs or []:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise ValueError(f"--baseline-set expects FIELD=VALUE, got {pair!r}")
+            raise ValueError(f"--set baseline.FIELD=VALUE expected, got baseline.{pair!r}")
         if name not in known:
-            raise KeyError(f"--baseline-set: no baseline config has a field {name!r}; fields: {known}")
+            raise KeyError(f"--set baseline.{name}: no baseline config has a field {name!r}; fields: {known}")
         try:
             out[name] = json.loads(value)
         except json.JSONDecodeError:
@@ -123,13 +124,13 @@ def add_compare_commands(subparsers: argparse._SubParsersAction) -> argparse.Arg
     sp.add_argument("--preset", default="cpu", choices=("cpu", "paper"))
     sp.add_argument("--checkpoint", help="SimDist checkpoint (simdist, simdist_bc; quadruped learned reward)")
     sp.add_argument("--prior-weight", type=float, help="simdist, simdist_bc: MPPI prior weight λ (default: preset's)")
-    sp.add_argument("--mppi-set", action="append", metavar="FIELD=VALUE",
-                    help="simdist, simdist_bc: override an MPPIConfig field (repeatable), e.g. init_std=0.1")
     sp.add_argument("--mppi", help="simdist, simdist_bc: MPPI preset (default: the model preset's), e.g. "
                     "manipulation-prior for Peg Insertion")
     sp.add_argument("--finetune-steps", type=int, help="simdist, simdist_bc: override the finetune preset's steps")
-    sp.add_argument("--baseline-set", action="append", metavar="FIELD=VALUE",
-                    help="override a baseline config field (repeatable), e.g. sensor_noise_scale=1 for bc")
+    sp.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
+                    help="override a config field (repeatable): mppi.* for simdist and simdist_bc's planner, "
+                         "baseline.* for the baselines' configs, e.g. --set mppi.init_std=0.1 --set "
+                         "baseline.sensor_noise_scale=1")
     sp.add_argument("--start-policy", help=f"a saved single-step BC policy ('{{seed}}' becomes each seed) that "
                     f"{', '.join(START_POLICY_METHODS)} start from: BC deploys it, IQL and RLPD start their actor from "
                     "it, e.g. `simdist dagger`'s output for a BC checkpoint (the fair quadruped baseline)")

@@ -1,7 +1,7 @@
 """Operator corrections during adaptation: the robot drives, an operator takes over now and then (HG-DAgger style).
 
 Dynamics-only adaptation cannot teach the planner a behaviour its frozen BC head never learnt in simulation (on
-Slippery Slope at μ = 0.19, the slow climb; docs/results/slippery-slope.md, session 13). An operator who takes over
+Slippery Slope at μ = 0.19, the slow climb; docs/tasks/slippery-slope.md). An operator who takes over
 for a moment shows it, in the states the robot itself reaches. Every step of a corrected episode is real data for the
 dynamics; the steps the operator drove are flagged (`Episode.expert`), and a finetune with the policy head trainable
 and the Eq. 2 BC term on (`config.with_bc_head`) clones exactly those steps (model/loss.py: the BC mask stops at the
@@ -19,14 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.baselines.demonstrations import teleoperator
+from simdist.adaptation.demonstrations import teleoperator
+from simdist.adaptation.rounds import round_initial_conditions
 from simdist.config import CorrectionConfig
 from simdist.data.episodes import episode_files, read_episode_file, read_info, write_episodes
 from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
 # FinetuneConfig.policy_anchor for `simdist adapt --corrected-episodes`: without it a few minutes of corrections broke
-# the Slippery Slope head (0.00); at 30 it held (0.47), docs/results/slippery-slope.md session 14
+# the Slippery Slope head (0.00); at 30 it held (0.47), docs/tasks/slippery-slope.md
 CORRECTIONS_POLICY_ANCHOR = 30.0
 
 
@@ -63,8 +64,6 @@ class CorrectedAgent:
 def collect_corrections(task, env, robot, cfg: CorrectionConfig, data_dir: Path, j: int, seed: int,
                         grid: str, progress: bool = False) -> list:
     """Run (or resume) round j's corrected episodes, writing each as `r{j}_c{i}.h5` the moment it ends."""
-    from simdist.adapt import round_initial_conditions  # adapt imports this module
-
     n = cfg.episodes_per_round
     ics, _ = round_initial_conditions(task, grid, n, seed + CORRECTION_SEED_OFFSET + 7919 * j)
     info = read_info(data_dir)
