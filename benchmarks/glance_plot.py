@@ -80,33 +80,33 @@ def best_baseline(*records: str, exclude=("simdist",)) -> float:
 
 
 def perceiving_teacher(grid: str) -> float:
-    """Peg Insertion's expert acting on single `real` observations (session 37)."""
+    """Peg Insertion's expert acting on single `real` observations."""
     return jsonl_mean("peg_perceiving_real", key="success", controller="expert", view="perceived", search="circle",
                       grid=grid, domain="real")
 
 
 def rows() -> list[tuple[str, float | None, float, float, float | None, float | None]]:
     """(label, sim, real zero shot, real after adaptation, best baseline in real, the teacher in real)."""
-    pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # session 16, independent seeds
-    foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # session 11, one command
+    pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # independent episode seeds
+    foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # one `simdist compare` command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
-    table_leg = compare("compare_table_leg_world_model")["simdist"]["success_mean"]  # session 34, `cpu` model
+    table_leg = compare("compare_table_leg_world_model")["simdist"]["success_mean"]  # the `cpu` model
     # the shipped model, recorded as runs/q_sensor_noise (seed 0) and, once copied, checkpoints/quadruped-cpu
     foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", physics_file=None,
                           checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"})
     slope_sim = jsonl_mean("slope_sim_eval_3seeds", domain="sim", checkpoint="runs/q_v2_nohist")
-    foam_teacher = jsonl_mean("foam_expert_real_seeds")  # session 37: 6 eval seeds x 5 trials x 3 speeds
+    foam_teacher = jsonl_mean("foam_expert_real_seeds")  # 6 eval seeds x 5 trials x 3 speeds
     slope_teacher = jsonl_mean("slope_expert_real_seeds", physics=None)
     slope19_teacher = jsonl_mean("slope_expert_real_seeds", physics="benchmarks/physics/slope_real_mu0.19.json")
     table_leg_teacher = jsonl_mean("table_leg_perceiving_expert", key="success", view="perceived", domain="real")
     return [
-        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval_session16", domain="sim"), pend[0], pend[-1],
+        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval", domain="sim"), pend[0], pend[-1],
          best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc")), None),
-        ("Point mass,\nexample task\n(2 seeds)",  # session 35: a task from outside the package
+        ("Point mass,\nexample task\n(2 seeds)",  # a task from outside the package
          json.loads((RESULTS / "point_mass_run_summary.json").read_text())["sim_success"]["default"],
          *(compare("compare_point_mass_2seeds")["simdist"]["success_mean"][i] for i in (0, -1)),
          best_baseline("compare_point_mass_2seeds", exclude=("simdist", "simdist_bc")), None),
-        # sessions 28, 32, 33 (independent episode seeds): BC on 2,000 or 10,000 episodes, the better of the two
+        # independent episode seeds: BC on 2,000 or 10,000 episodes, the better of the two
         ("Peg Insertion,\nNarrow (2 seeds;\nmean of rounds 1–4)",
          stages_success("peg_head_no_actions", checkpoint="checkpoints/peg-insertion", domain="sim",
                         agent="manipulation-prior"),
@@ -120,23 +120,23 @@ def rows() -> list[tuple[str, float | None, float, float, float | None, float | 
         ("Table Leg, cpu\nmodel (1 seed; every\nmethod 0.00)", None, table_leg[0], table_leg[-1],
          best_baseline("compare_table_leg_world_model", "compare_table_leg_offline", "compare_table_leg_rl"),
          table_leg_teacher),
-        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1],  # BC, and BC after a DAgger round (session 19)
+        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1],  # BC, and BC after a DAgger round
          max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
              "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)})), foam_teacher),
         ("Foam, sensor\nnoise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None,
          foam_teacher),
-        ("Foam, foam-\ndagger model\n(3 seeds, λ = 10)",  # session 23: height offset + own DAgger round
+        ("Foam, foam-\ndagger model\n(3 seeds, λ = 10)",  # height offset + own DAgger round
          dagger_sim("foam_bc_dagger", "dagger_offset_foam_s0"), *adapt_mean("adapt_foam_offset_dagger_l10_s*.json"),
          jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}_build23" for s in range(2)}),
          foam_teacher),
         ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
          best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds"), slope_teacher),
-        ("Slippery Slope\nμ = 0.19, history\nhead (5 seeds)", None,  # sessions 15, 16
+        ("Slippery Slope\nμ = 0.19, history\nhead (5 seeds)", None,
          *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds"),
          slope19_teacher),
-        ("Slippery Slope\nμ = 0.19, dagger\nhead (3 seeds)",  # session 18, shipped head
+        ("Slippery Slope\nμ = 0.19, dagger\nhead (3 seeds)",  # the shipped head
          jsonl_mean("slope_dagger_cli", model="dagger_cli_slope_exec_s2", physics="slope_sim_panel_mu0.19_noise"),
-         *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"),  # against BC given the same DAgger recipe (session 19)
+         *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"),  # against BC given the same DAgger recipe
          jsonl_mean("slope_bc_dagger", domain="real", model={f"dagger_bc_slope_s{s}" for s in range(3)}),
          slope19_teacher),
     ]

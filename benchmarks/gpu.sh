@@ -7,7 +7,7 @@ out=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/gpu.txt"
 python3 - <<'PY' 2>&1 | tee "$out/gpu_bench.jsonl"
 import json
-from simdist import bench
+from simdist.experiments import bench
 for p in ("paper-manipulation", "paper-quadruped"):
     print(json.dumps(bench.bench_plan(p, p, repeats=50, device="cuda")), flush=True)
 for p in ("paper-manipulation", "paper-quadruped"):

@@ -13,6 +13,6 @@ for _ in $(seq 1 "$ROUNDS"); do
   echo "BEFORE $(old_bench)"
   echo "BEFORE+heap $(MALLOC_TRIM_THRESHOLD_=268435456 MALLOC_MMAP_THRESHOLD_=33554432 old_bench)"
   echo "AFTER $(simdist bench plan --preset "$MODEL" --mppi "$MP" --json --quiet 2>/dev/null | tail -1)"
-  echo "AFTER+compile $(python -c "import json; from simdist.bench import bench_plan
+  echo "AFTER+compile $(python -c "import json; from simdist.experiments.bench import bench_plan
 print(json.dumps(bench_plan('$MODEL', '$MP', compile=True)))" 2>/dev/null | tail -1)"
 done

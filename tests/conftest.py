@@ -25,7 +25,7 @@ def tiny_cfg():
 
 @pytest.fixture(scope="session")
 def pretrained(tmp_path_factory, pendulum_data, tiny_cfg):
-    from simdist.train import pretrain
+    from simdist.training.train import pretrain
 
     out = tmp_path_factory.mktemp("pretrained")
     cfg = TrainConfig(steps=60, batch_size=32, warmup_steps=10, val_every=30, checkpoint_every=30, lr=1e-3)

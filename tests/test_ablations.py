@@ -5,13 +5,13 @@ import json
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.ablations import ABLATIONS, run_ablations
 from simdist.cli import main
 from simdist.config import FinetuneConfig, TrainConfig
+from simdist.experiments.ablations import ABLATIONS, run_ablations
 from simdist.model.value_td import discounted_targets, value_target_network, value_td_loss, value_td_terms
 from simdist.model.world_model import VALUE
-from simdist.train import finetune, load_windows, set_trainable
+from simdist.training import checkpoint as ckpt
+from simdist.training.train import finetune, load_windows, set_trainable
 
 GAMMA = 0.9
 
@@ -94,13 +94,14 @@ def test_finetune_uses_the_td_term_only_when_the_value_is_trainable(pretrained, 
 
 def test_unknown_ablation_lists_valid_names(pendulum_data, tmp_path, caplog):
     with pytest.raises(KeyError, match="unfreeze-value"):
-        run_ablations(None, pendulum_data, tmp_path, ["unfreeze-brain"], None, TrainConfig(), "cpu", 1)
+        run_ablations(None, pendulum_data, tmp_path, ["unfreeze-brain"], None, TrainConfig(), "cpu")
     assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "x"),
                  "--variants", "unfreeze-brain", "--json"]) == 2
     assert "unfreeze-encoder" in caplog.text
     assert ABLATIONS["unfreeze-encoder"].trainable == ("dynamics", "encoder")
 
 
+@pytest.mark.slow
 def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulum_data, tmp_path, capsys):
     out = tmp_path / "ab"
     argv = ["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(out), "--checkpoint", str(pretrained),
@@ -150,7 +151,7 @@ def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
 
 
 def test_table_one_sets_each_variant_against_simdist():
-    from simdist.ablations import table_one
+    from simdist.experiments.ablations import table_one
 
     def variant(success, trials=20):
         return {"steps": 100, "success_rate": success, "settings": {"trials": trials}}

@@ -2,7 +2,8 @@
 
 import pytest
 
-from simdist.adapt import _by_grid, round_initial_conditions
+from simdist.adaptation.adapt import _by_grid
+from simdist.adaptation.rounds import round_initial_conditions
 from simdist.tasks import get_task
 
 

@@ -1,11 +1,11 @@
-"""The baselines' sensor-noise augmentation (like SimDist's) and `simdist compare --baseline-set`."""
+"""The baselines' sensor-noise augmentation (like SimDist's) and `simdist compare --set baseline.FIELD=VALUE`."""
 
 import pytest
 import torch
 
 from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import spec_of
-from simdist.baselines.compare import _baseline_overrides
+from simdist.experiments.compare import _baseline_overrides
 from simdist.tasks import get_task
 
 
@@ -39,6 +39,6 @@ def test_baseline_set_parses_values_and_rejects_unknown_fields():
 
 
 def test_seed_lists():
-    from simdist.baselines.compare import _seeds
+    from simdist.experiments.compare import _seeds
 
     assert _seeds("3") == [0, 1, 2] and _seeds("0,4") == [0, 4] and _seeds("2,") == [2]

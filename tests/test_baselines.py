@@ -202,6 +202,7 @@ def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them
     assert not torch.equal(alpha0, learner.log_alpha.detach())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("anchor_weight", [0.0, 100.0])
 def test_sac_anchor_keeps_the_actor_near_its_start_policy(anchor_weight):
     """The bandit above: unanchored the mode walks to a = 1; a heavy pull to the start policy keeps it home."""
@@ -248,6 +249,7 @@ def test_iql_value_fits_constant_reward():
     assert info["v_mean"] == pytest.approx(2.0, abs=0.25)
 
 
+@pytest.mark.slow
 def test_iql_actor_moves_to_rewarded_action_on_bandit():
     rng = np.random.default_rng(2)
     cfg = IQLConfig(**TINY, gamma=0.9, lr=3e-3, beta=10.0, expectile=0.9)

@@ -1,4 +1,6 @@
-"""Every physics-override file the benchmarks use (benchmarks/physics/*.json) builds and resets its task's env: a
+"""The physics-override files the benchmarks and checkpoint READMEs use (benchmarks/physics/*.json) fit their task's
+documented physics parameters: one schema check per task over all of its files (names and value shapes, through the
+same `domain_physics` the CLI's `--physics` uses), and one env built and reset per task from one of them, so a
 misspelt field or a value the simulator refuses fails here, not minutes into an evaluation or an Alg. 1 run."""
 
 from __future__ import annotations
@@ -8,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from simdist.tasks import get_task
+from simdist.tasks.base import domain_physics
 
 PHYSICS = Path(__file__).resolve().parents[1] / "benchmarks" / "physics"
 TASK_BY_PREFIX = {"peg_": "peg-insertion", "table_leg_": "table-leg", "foam_": "foam", "slope_": "slippery-slope",
-                  "sim_": "slippery-slope"}  # sim_*: the slope's simulator panels
+                  "sim_": "slippery-slope"}  # sim_*: the slope's simulator panels and feet
+FILES = sorted(PHYSICS.glob("*.json"))
 
 
 def task_and_domain(name: str) -> tuple[str, str]:
@@ -22,13 +26,33 @@ def task_and_domain(name: str) -> tuple[str, str]:
     return task, domain
 
 
-def test_the_benchmarks_have_physics_files():
-    assert len(list(PHYSICS.glob("*.json"))) > 10
+def files_of(task: str) -> list[Path]:
+    return [p for p in FILES if task_and_domain(p.name)[0] == task]
 
 
-@pytest.mark.parametrize("path", sorted(PHYSICS.glob("*.json")), ids=lambda p: p.name)
-def test_physics_file_builds_its_env(path: Path):
-    task, domain = task_and_domain(path.name)
-    env = get_task(task).make_env(domain, path, seed=0)
+TASKS = sorted({task_and_domain(p.name)[0] for p in FILES})
+
+
+def test_every_physics_file_names_its_task():
+    assert FILES and all(task_and_domain(p.name) for p in FILES)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_physics_files_fit_their_tasks_parameters(task: str):
+    t = get_task(task)
+    bad = []
+    for path in files_of(task):
+        try:
+            physics = domain_physics(t, task_and_domain(path.name)[1], path)
+            assert isinstance(physics, t.physics_type)
+        except (KeyError, ValueError, TypeError) as err:
+            bad.append(f"{path.name}: {err}")
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_one_physics_file_per_task_builds_its_env(task: str):
+    path = files_of(task)[0]
+    env = get_task(task).make_env(task_and_domain(path.name)[1], path, seed=0)
     env.reset(seed=0)
     env.close()

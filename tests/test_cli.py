@@ -1,7 +1,6 @@
 """End to end through the command line on the tiny built-in task: generate → pretrain → evaluate → adapt."""
 
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -19,7 +18,7 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     assert "pendulum" in out["tasks"]
     ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(pretrained), "--domain", "real",
                   "--trials", "2", "--json", "--quiet")
-    assert 0.0 <= ev["success_rate"] <= 1.0 and (pretrained / "eval_info.json").exists()
+    assert 0.0 <= ev["success_rate"] <= 1.0 and not (pretrained / "eval_info.json").exists()  # stdout only
     ex = run_json(capsys, "expert", "eval", "pendulum", "--domain", "sim", "--trials", "3", "--json", "--quiet")
     assert set(ex) >= {"success_rate", "mean_time_s"}
     adapt = run_json(capsys, "adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1",
@@ -52,7 +51,7 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     config_path = tmp_path / "adapt" / "adapt_config.json"
     config = json.loads(config_path.read_text())
     assert config.pop("physics") is None
-    assert config["finetune"].pop("replay_labels") is True  # nor replay_labels (session 14): same, one field
+    assert config["finetune"].pop("replay_labels") is True  # nor replay_labels: same, one field
     assert config["finetune"].pop("policy_anchor") == 0.0
     config_path.write_text(json.dumps(config))
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
@@ -96,7 +95,8 @@ def test_generate_command(tmp_path, capsys, caplog):
 def test_clear_errors(tmp_path, caplog):
     assert main(["evaluate", "nope", "--checkpoint", str(tmp_path), "--json"]) == 2
     assert "valid tasks" in caplog.text
-    assert main(["pretrain", "--data", str(tmp_path), "--out", str(tmp_path / "o"), "--json"]) == 2
+    (tmp_path / "nodata").mkdir()
+    assert main(["pretrain", "--data", str(tmp_path / "nodata"), "--out", str(tmp_path / "o"), "--json"]) == 2
     assert "dataset.json" in caplog.text
     with pytest.raises(SystemExit):
         main(["bench", "fly"])
@@ -110,22 +110,21 @@ def test_another_tasks_checkpoint_is_refused_before_anything_is_written(tmp_path
     assert not (tmp_path / "a").exists()
 
 
-def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_any_trial(tmp_path, capsys, caplog,
-                                                                                          pretrained, monkeypatch):
+def test_evaluation_goes_to_out_and_never_into_the_checkpoint(tmp_path, capsys, caplog, pretrained, monkeypatch):
     import os
     import shutil
+    import stat
+    import threading
 
-    from simdist import commands
+    from simdist.cli import commands
 
     ckpt = tmp_path / "shipped"
-    shutil.copytree(pretrained, ckpt, ignore=shutil.ignore_patterns("eval_info.json"))
+    shutil.copytree(pretrained, ckpt)
     out = tmp_path / "evals" / "real.json"
     ev = run_json(capsys, "evaluate", "pendulum", "--checkpoint", str(ckpt), "--domain", "real", "--trials", "1",
                   "--out", str(out), "--json", "--quiet")
     assert json.loads(out.read_text())["success_rate"] == ev["success_rate"]
-    assert not (ckpt / "eval_info.json").exists()  # the checkpoint folder is left as it was
-    import stat
-    import threading
+    assert sorted(p.name for p in ckpt.iterdir()) == sorted(p.name for p in pretrained.iterdir())
     pipe, received = tmp_path / "pipe", []  # a pipe (like /dev/stdout) is written to, not replaced by a file
     os.mkfifo(pipe)
     reader = threading.Thread(target=lambda: received.append(pipe.read_text()), daemon=True)
@@ -139,12 +138,10 @@ def test_evaluation_goes_to_out_and_an_unwritable_checkpoint_is_refused_before_a
 
     def no_trials(*args, **kwargs):
         raise AssertionError("the evaluation ran before the output was checked")
-    monkeypatch.setattr("simdist.eval.rollout.evaluate_grids", no_trials)
-    real_access = os.access
-    monkeypatch.setattr(commands.os, "access", lambda path, mode: False if Path(path) == ckpt else
-                        real_access(path, mode))  # a read-only checkpoint folder (tests may run as root)
-    assert main(["evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1"]) == 2
-    assert "read-only" in caplog.text and "--out FILE" in caplog.text
+    monkeypatch.setattr(commands, "evaluate_grids", no_trials)
+    assert main(["evaluate", "pendulum", "--checkpoint", str(ckpt), "--trials", "1",
+                 "--out", str(ckpt / "eval_info.json")]) == 2
+    assert "never write into their inputs" in caplog.text and not (ckpt / "eval_info.json").exists()
 
 
 def test_grid_left_out_is_the_tasks_default():
@@ -156,7 +153,7 @@ def test_grid_left_out_is_the_tasks_default():
 
 
 def test_run_help_names_every_pipeline_preset(capsys):
-    from simdist.pipeline import PIPELINE_PRESETS
+    from simdist.experiments.pipeline import PIPELINE_PRESETS
 
     with pytest.raises(SystemExit):
         main(["run", "--help"])
@@ -174,8 +171,9 @@ def test_ablate_command(tmp_path, capsys, pendulum_data):
     assert "mean_return" in ab["data-50"]  # `sim` reports the dense episode return (the quadruped's Table I metric)
 
 
+@pytest.mark.slow
 def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys, pendulum_data, monkeypatch):
-    from simdist import ablations
+    from simdist.experiments import ablations
 
     seen = []
     real_pretrain = ablations.pretrain
@@ -190,6 +188,7 @@ def test_ablate_seed_is_a_replicate_from_its_own_initialisation(tmp_path, capsys
     assert seen == [0, 1]  # same data and settings, each replicate from its own initialisation
 
 
+@pytest.mark.slow
 def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, capsys, pendulum_data, monkeypatch):
     common = ["--sim-data", str(pendulum_data), "--out", str(tmp_path / "ab"), "--steps", "4", "--trials", "1",
               "--json", "--quiet"]
@@ -199,7 +198,7 @@ def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, caps
     def no_loading(*args, **kwargs):
         raise AssertionError("evaluated variants must come from their cache")
 
-    monkeypatch.setattr("simdist.ablations.load_episodes", no_loading)
+    monkeypatch.setattr("simdist.experiments.ablations.load_episodes", no_loading)
     both = run_json(capsys, "ablate", "pendulum", "--variants", "data-50,mlp-heads", *common)["ablations"]
     assert both["data-50"] == first["data-50"] and set(both) == {"data-50", "mlp-heads"}
     table = (tmp_path / "ab" / "ablations.md").read_text()
@@ -225,11 +224,13 @@ def test_config_overrides_are_typed_and_checked():
     from simdist.cli import build_parser
     from simdist.planning.settings import task_planner
 
-    args = build_parser().parse_args(["adapt", "pendulum", "--checkpoint", "c", "--out", "o", "--mppi-set",
-                                      "value_weight=0", "--mppi-set", "samples=16", "--prior-weight", "3"])
+    args = build_parser().parse_args(["adapt", "pendulum", "--checkpoint", "c", "--out", "o", "--set",
+                                      "mppi.value_weight=0", "--set", "mppi.samples=16", "--prior-weight", "3"])
     from simdist.tasks import get_task
 
-    cfg = task_planner(get_task("pendulum"), "cpu", args.mppi_set, args.prior_weight)
+    from simdist.config import split_sets
+
+    cfg = task_planner(get_task("pendulum"), "cpu", split_sets(args.set, {"mppi": None})["mppi"], args.prior_weight)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
     from simdist.config import finetune_preset, with_steps
 
@@ -243,21 +244,21 @@ def test_config_overrides_are_typed_and_checked():
 def test_pretrain_overrides_reach_the_checkpoint(tmp_path, capsys, pendulum_data):
     out = tmp_path / "m"
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--steps", "3",
-             "--model-set", "policy_sees_actions=false", "--loss-set", "bc=0", "--json", "--quiet")
+             "--set", "model.policy_sees_actions=false", "--set", "loss.bc=0", "--json", "--quiet")
     saved = json.loads((out / "config.json").read_text())
     assert saved["model"]["policy_sees_actions"] is False
     assert saved["train"]["loss"]["bc"] == 0.0 and saved["train"]["loss"]["latent"] == 1.0
     record = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
     assert "train/latent" in record and "train/bc" not in record  # a zero weight drops the term
-    assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--loss-set", "bcc=1"]) == 2
+    assert main(["pretrain", "--data", str(pendulum_data), "--out", str(out), "--set", "loss.bcc=1"]) == 2
 
 
 def test_pretrain_can_keep_every_checkpoint_for_selection_by_evaluation(tmp_path, capsys, pendulum_data):
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
 
     out = tmp_path / "m"
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--steps", "2",
-             "--train-set", "keep_checkpoints=true", "--json", "--quiet")  # --steps 2: a checkpoint every step
+             "--set", "train.keep_checkpoints=true", "--json", "--quiet")  # --steps 2: a checkpoint every step
     kept = sorted(d.name for d in out.glob("step_*"))
     assert kept == ["step_000001", "step_000002"]
     first, last = (load_model(out / k).state_dict() for k in kept)
@@ -270,8 +271,8 @@ def test_pretrain_with_ema_saves_the_average_and_resumes_it(tmp_path, capsys, pe
     from safetensors.torch import load_file
 
     out = tmp_path / "m"
-    args = ["pretrain", "--data", str(pendulum_data), "--out", str(out), "--train-set", "ema_decay=0.5",
-            "--train-set", "warmup_steps=0", "--json", "--quiet"]
+    args = ["pretrain", "--data", str(pendulum_data), "--out", str(out), "--set", "train.ema_decay=0.5",
+            "--set", "train.warmup_steps=0", "--json", "--quiet"]
     run_json(capsys, *args, "--steps", "1")
     raw1, ema1 = load_file(str(out / "raw" / "model.safetensors")), load_file(str(out / "model.safetensors"))
     assert all(torch.equal(raw1[k], ema1[k]) for k in raw1)  # the average starts at the first step's weights
@@ -282,14 +283,14 @@ def test_pretrain_with_ema_saves_the_average_and_resumes_it(tmp_path, capsys, pe
     for k in params:  # EMA with decay 0.5 over the two steps, carried across the resume
         assert torch.allclose(ema2[k], 0.5 * raw1[k] + 0.5 * raw2[k], atol=1e-6)
     # Resumed without the average, the run trains on (and keeps current) the raw weights.
-    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--train-set", "warmup_steps=0",
+    run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--set", "train.warmup_steps=0",
              "--steps", "3", "--json", "--quiet")
     raw3, model3 = load_file(str(out / "raw" / "model.safetensors")), load_file(str(out / "model.safetensors"))
     assert all(torch.equal(raw3[k], model3[k]) for k in raw3) and not all(torch.equal(raw3[k], raw2[k]) for k in params)
     plain = tmp_path / "plain"  # a run without EMA resumed with it: the average starts at the first new step
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "1", "--json", "--quiet")
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(plain), "--steps", "2",
-             "--train-set", "ema_decay=0.5", "--json", "--quiet")
+             "--set", "train.ema_decay=0.5", "--json", "--quiet")
     raw, avg = load_file(str(plain / "raw" / "model.safetensors")), load_file(str(plain / "model.safetensors"))
     assert all(torch.equal(raw[k], avg[k]) for k in raw)
 
@@ -300,8 +301,8 @@ def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, c
 
     out = tmp_path / "recon"
     run_json(capsys, "pretrain", "--data", str(pendulum_data), "--out", str(out), "--init-from", str(pretrained),
-             "--model-set", "reconstruction=true", "--loss-set", "reconstruction=1", "--steps", "1",
-             "--train-set", "lr=0", "--train-set", "lr_end=0", "--json", "--quiet")
+             "--set", "model.reconstruction=true", "--set", "loss.reconstruction=1", "--steps", "1",
+             "--set", "train.lr=0", "--set", "train.lr_end=0", "--json", "--quiet")
     before, after = load_file(str(pretrained / "model.safetensors")), load_file(str(out / "model.safetensors"))
     assert all(torch.equal(before[k], after[k]) for k in before)  # lr 0: every pretrained tensor carried over
     assert {k for k in after if k not in before} and all(k.startswith("decoder.") for k in after if k not in before)
@@ -310,10 +311,11 @@ def test_warm_start_adds_a_decoder_and_keeps_every_pretrained_tensor(tmp_path, c
     assert saved["model"]["latent_dim"] == json.loads((pretrained / "config.json").read_text())["model"]["latent_dim"]
     # A change that would drop or reshape pretrained tensors is refused, naming them.
     assert main(["pretrain", "--data", str(pendulum_data), "--out", str(tmp_path / "bad"), "--init-from",
-                 str(pretrained), "--model-set", "ffn_dim=24", "--steps", "1", "--quiet"]) == 2
+                 str(pretrained), "--set", "model.ffn_dim=24", "--steps", "1", "--quiet"]) == 2
     assert "cannot warm-start" in caplog.text and "ffn.0.weight (32, 16)" in caplog.text
 
 
+@pytest.mark.slow
 def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsys, caplog, pendulum_data):
     from simdist.data.episodes import load_episodes
 
@@ -336,3 +338,27 @@ def test_expert_only_data_is_clean_and_fills_the_ablation_volume(tmp_path, capsy
     assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"),
                  "--expert-data", str(experts), *common]) == 2
     assert "was made with other settings (expert_data: None there" in caplog.text
+
+
+def test_presets_list_every_kind_with_their_values(capsys):
+    from simdist.planning.settings import mppi_preset
+
+    out = run_json(capsys, "presets", "--json")
+    assert set(out) == {"model", "train", "finetune", "mppi"}
+    assert out["mppi"]["quadruped-cpu"]["prior_weight"] == mppi_preset("quadruped-cpu").prior_weight
+    assert out["model"]["paper-quadruped"]["history"] == 25 and "lr" in out["train"]["cpu"]
+    assert main(["presets"]) == 0
+    text = capsys.readouterr().out
+    assert "paper-manipulation: latent_dim 64" in text and "dynamics 3x4" in text
+
+
+def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog):
+    args = ["pretrain", "--data", str(tmp_path / "d"), "--out", str(tmp_path / "o")]
+    assert main(args + ["--model-set", "history=3"]) == 2
+    assert "--model-set FIELD=VALUE is now --set model.FIELD=VALUE" in caplog.text
+    assert main(args + ["--set", "modl.history=3"]) == 2
+    assert "SECTION one of ['loss', 'model', 'train']" in caplog.text
+    assert main(args + ["--set", "model.histroy=3"]) == 2
+    assert "'--set model.histroy=3'" in caplog.text and "'history'" in caplog.text
+    assert main(args + ["--set", "mppi.samples=3"]) == 2  # pretraining has no planner
+    assert not (tmp_path / "o").exists()

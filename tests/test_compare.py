@@ -12,12 +12,19 @@ SMALL = dict(steps=30, offline_steps=30, value_fit_steps=30, max_updates_per_rou
              diffusion_steps=4, hidden=(16,))
 
 
+def baseline(method, task, sim_data, out, seed=0, **settings):
+    """`run_baseline` with `settings` as its BaselineRunConfig (looked up at each call: tests patch the module)."""
+    from simdist.experiments import baseline_run
+
+    return baseline_run.run_baseline(method, task, sim_data, out, baseline_run.BaselineRunConfig(**settings), seed)
+
+
 @pytest.mark.parametrize("method", ["iql", "rlpd", "sgft", "dp_cotrain"])
 def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
-    from simdist.baselines.run import RESULTS_FILE, run_baseline
+    from simdist.experiments.baseline_run import RESULTS_FILE
     from simdist.data.episodes import load_episodes
 
-    result = run_baseline(method, "pendulum", pendulum_data, tmp_path, real_episode_budget=3, episodes_per_update=2,
+    result = baseline(method, "pendulum", pendulum_data, tmp_path, real_episode_budget=3, episodes_per_update=2,
                           seed=0, preset="cpu", episodes_per_round=2, demos=2, overrides=SMALL)
     rounds = result["rounds"]
     assert result["setting"] == "manipulation" and result["demos"] == 2
@@ -34,7 +41,7 @@ def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
 def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
     import argparse
 
-    from simdist.baselines.compare import add_compare_commands
+    from simdist.experiments.compare import add_compare_commands
 
     parser = argparse.ArgumentParser()
     add_compare_commands(parser.add_subparsers(dest="command"))
@@ -49,7 +56,7 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
                                   "--out", str(tmp_path)])
         with pytest.raises(ValueError, match=why):
             args.fn(args)
-    from simdist.baselines.compare import _seeds
+    from simdist.experiments.compare import _seeds
     assert _seeds("3") == [0, 1, 2] and _seeds("0,") == [0] and _seeds("0,4,7") == [0, 4, 7]
     with pytest.raises(ValueError, match="names no run"):
         _seeds("-1,")
@@ -89,7 +96,7 @@ def test_comparison_states_simdist_against_the_best_baseline():
 
 def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
     from simdist.baselines.replay import world_model_reward
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.data.episodes import load_episodes
 
     _, eps = load_episodes(pendulum_data)
@@ -99,10 +106,10 @@ def test_world_model_reward_labels_every_transition(pretrained, pendulum_data):
 
 
 def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_path):
-    from simdist.adapt import AdaptConfig
-    from simdist.baselines.demonstrations import collect_demonstrations
-    from simdist.baselines.simdist_bc import run_simdist_bc
-    from simdist.checkpoint import load_model
+    from simdist.adaptation.adapt import AdaptConfig
+    from simdist.adaptation.demonstrations import collect_demonstrations
+    from simdist.experiments.simdist_bc import run_simdist_bc
+    from simdist.training.checkpoint import load_model
     from simdist.config import FinetuneConfig
     from simdist.planning.settings import MPPIConfig
     from simdist.tasks import get_task
@@ -120,26 +127,27 @@ def test_simdist_bc_finetunes_the_policy_head_on_demonstrations(pretrained, tmp_
 
 
 def test_only_demonstration_methods_get_demonstrations():
-    from simdist.baselines.run import _default_demos
+    from simdist.experiments.baseline_run import _default_demos
 
     assert [_default_demos(m, "manipulation") for m in ("bc", "sgft", "iql", "rlpd", "simdist_bc", "dp")] == \
         [0, 0, 20, 20, 20, 100]
     assert _default_demos("rlpd", "quadruped") == 0
     # `simdist compare --demos N` gives N to the methods that use demonstrations (the quadruped too), never to others
-    from simdist.baselines.compare import demos_for
+    from simdist.experiments.compare import demos_for
 
     assert [demos_for(m, 5) for m in ("bc", "sgft", "simdist", "simdist_bc", "iql", "dp")] == \
         [None, None, None, 5, 5, 5]
     assert demos_for("simdist_bc", None) is None
 
 
+@pytest.mark.slow
 def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pretrained, pendulum_data):
     from simdist.cli import main
     from simdist.planning.settings import mppi_preset
 
     argv = ["compare", "pendulum", "--methods", "simdist,simdist_bc", "--seeds", "1", "--sim-data",
             str(pendulum_data), "--checkpoint", str(pretrained), "--budget", "4", "--episodes-per-round", "2",
-            "--prior-weight", "0.5", "--mppi", "cpu", "--mppi-set", "init_std=0.3", "--finetune-steps", "7", "--out",
+            "--prior-weight", "0.5", "--mppi", "cpu", "--set", "mppi.init_std=0.3", "--finetune-steps", "7", "--out",
             str(tmp_path), "--json", "--quiet"]
     assert main(argv) == 0
     methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]
@@ -161,27 +169,26 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
 
 def test_a_finished_run_is_reused_and_other_settings_are_refused(pendulum_data, tmp_path, monkeypatch):
     """An interrupted `simdist compare` reruns only what is missing; a folder is never reused for other settings."""
-    from simdist.baselines import run as baseline_run
+    from simdist.experiments import baseline_run
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
                   overrides=SMALL)
-    first = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    first = baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     monkeypatch.setattr(baseline_run, "run_demonstrations", lambda *a, **k: pytest.fail("ran again"))
-    again = baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    again = baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     assert again == json.loads(json.dumps(first))  # as saved
     with pytest.raises(ValueError, match="other settings .*real_episode_budget"):
-        baseline_run.run_baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})
+        baseline("iql", "pendulum", pendulum_data, tmp_path, **{**kwargs, "real_episode_budget": 4})
 
 
 def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, tmp_path):
-    from simdist.baselines.run import run_baseline
     from simdist.data.episodes import episode_files
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
                   overrides=SMALL)
-    run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
     (tmp_path / "baseline_results.json").unlink()  # as if killed after writing its episodes
-    result = run_baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
+    result = baseline("bc", "pendulum", pendulum_data, tmp_path, **kwargs)
     (aside,) = tmp_path.glob("real_data.interrupted-*")
     assert len(episode_files(aside)) == 2 and len(episode_files(tmp_path / "real_data")) == 2
     assert result["rounds"][0]["episodes"] == 2
@@ -190,22 +197,21 @@ def test_an_interrupted_seed_starts_again_and_keeps_its_episodes(pendulum_data, 
 def test_a_resumed_seed_reuses_its_demonstrations(pendulum_data, tmp_path, monkeypatch):
     """Demonstrations are real-robot data, collected once: a seed killed after collecting them resumes with them,
     and an incomplete set is moved aside, never overwritten."""
-    from simdist.baselines import demonstrations
-    from simdist.baselines.run import run_baseline
+    from simdist.adaptation import demonstrations
     from simdist.data.episodes import load_episodes
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=2,
                   overrides=SMALL)
-    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     first = [e.action for e in load_episodes(tmp_path / "demos")[1]]
     (tmp_path / "baseline_results.json").unlink()  # killed after its episodes
     monkeypatch.setattr(demonstrations, "collect_demonstrations", lambda *a, **k: pytest.fail("collected again"))
-    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     assert all(np.array_equal(a, b) for a, b in zip(first, (e.action for e in load_episodes(tmp_path / "demos")[1])))
     monkeypatch.undo()
     (tmp_path / "baseline_results.json").unlink()
     (tmp_path / "demos" / "episodes" / "demo_001.h5").unlink()  # as if killed while writing them
-    run_baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
+    baseline("iql", "pendulum", pendulum_data, tmp_path, **kwargs)
     assert len(load_episodes(tmp_path / "demos")[1]) == 2 and len(list(tmp_path.glob("demos.incomplete-*"))) == 1
 
 
@@ -213,7 +219,6 @@ def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(
                                                                                  monkeypatch):
     """`simdist compare --physics FILE`: the baseline's real episodes run on the overridden robot, and a folder
     run on one robot is not resumed on another."""
-    from simdist.baselines import run as baseline_run
     from simdist.tasks import get_task
 
     task = get_task("pendulum")
@@ -223,25 +228,24 @@ def test_compare_physics_reaches_every_real_episode_and_is_part_of_the_settings(
     (tmp_path / "heavy.json").write_text(json.dumps({"mass": 1.7}))
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, seed=0, preset="cpu", episodes_per_round=2, demos=0,
                   overrides=SMALL)
-    result = baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", physics=tmp_path / "heavy.json",
+    result = baseline("bc", task, pendulum_data, tmp_path / "run", physics=tmp_path / "heavy.json",
                                        **kwargs)
     assert made and all(env.physics.mass == 1.7 for env in made)
     assert result["physics"] == str(tmp_path / "heavy.json")
     with pytest.raises(ValueError, match="other settings .*physics"):
-        baseline_run.run_baseline("bc", task, pendulum_data, tmp_path / "run", **kwargs)
+        baseline("bc", task, pendulum_data, tmp_path / "run", **kwargs)
 
 
 def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeypatch):
     """`start_policy` (e.g. `simdist dagger`'s output for a BC checkpoint): BC deploys it unchanged, RLPD starts its
     actor from it; other methods and a missing policy are refused before any work."""
-    from simdist.baselines import run as baseline_run
     from simdist.baselines.bc import BCLearner
     from simdist.baselines.learners import LearnerSetup
 
     kwargs = dict(real_episode_budget=2, episodes_per_update=2, episodes_per_round=2, preset="cpu", overrides=SMALL)
-    first = baseline_run.run_baseline("bc", "pendulum", pendulum_data, tmp_path / "bc_0", seed=0, **kwargs)
+    first = baseline("bc", "pendulum", pendulum_data, tmp_path / "bc_0", seed=0, **kwargs)
     policy = str(tmp_path / "bc_{seed}" / "checkpoint")
-    again = baseline_run.run_baseline("bc", "pendulum", pendulum_data, tmp_path / "again", seed=0,
+    again = baseline("bc", "pendulum", pendulum_data, tmp_path / "again", seed=0,
                                       start_policy=policy, **kwargs)
     assert again["start_policy"] == str(tmp_path / "bc_0" / "checkpoint")
     assert again["rounds"][0]["successes"] == first["rounds"][0]["successes"]  # the same deterministic policy
@@ -255,12 +259,12 @@ def test_baselines_start_from_a_saved_bc_policy(pendulum_data, tmp_path, monkeyp
         real_start(setup, learner, *args)
         started.update({k: v.clone() for k, v in learner.actor.state_dict().items()})
     monkeypatch.setattr(LearnerSetup, "start_from_bc", spy)
-    baseline_run.run_baseline("rlpd", "pendulum", pendulum_data, tmp_path / "rlpd", seed=0, start_policy=policy,
+    baseline("rlpd", "pendulum", pendulum_data, tmp_path / "rlpd", seed=0, start_policy=policy,
                               **kwargs)
     bc = BCLearner.load(tmp_path / "bc_0" / "checkpoint").actor.state_dict()
     assert started and all(torch.equal(v, started[k]) for k, v in bc.items() if "head.2" not in k)  # all but the std
     with pytest.raises(ValueError, match="'sgft' does not take one"):
-        baseline_run.run_baseline("sgft", "pendulum", pendulum_data, tmp_path / "s", start_policy=policy, **kwargs)
+        baseline("sgft", "pendulum", pendulum_data, tmp_path / "s", start_policy=policy, **kwargs)
     with pytest.raises(FileNotFoundError, match="not a saved policy"):
-        baseline_run.run_baseline("rlpd", "pendulum", pendulum_data, tmp_path / "r", seed=5, start_policy=policy,
+        baseline("rlpd", "pendulum", pendulum_data, tmp_path / "r", seed=5, start_policy=policy,
                                   **kwargs)

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
+from simdist.adaptation.corrections import CorrectedAgent
 from simdist.config import CorrectionConfig, LossConfig, model_preset
-from simdist.corrections import CorrectedAgent
 from simdist.data.episodes import load_episodes
+from simdist.data.robot_logger import EpisodeLogger
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import WorldModel
-from simdist.robot import EpisodeLogger
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 
 def test_logger_keeps_operator_flags_as_bc_only_labels(tmp_path):
@@ -94,7 +94,7 @@ def test_takeovers_last_their_window():
 
 
 def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pretrained, pendulum_data):
-    from simdist.adapt import AdaptConfig, adapt
+    from simdist.adaptation.adapt import AdaptConfig, adapt
     from simdist.config import FinetuneConfig, with_bc_head
     from simdist.planning.settings import mppi_preset
 
@@ -127,14 +127,14 @@ def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pret
 def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
     from simdist.cli import main
 
-    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path), "--out", str(tmp_path / "a"),
+    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path / "c"), "--out", str(tmp_path / "a"),
                  "--corrected-episodes", "2", "--takeover-s", "0"]) == 2
     assert "takeover_s > 0" in caplog.text and not (tmp_path / "a").exists()
 
 
 def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained, pendulum_data):
     from simdist.cli import main
-    from simdist.corrections import CORRECTIONS_POLICY_ANCHOR
+    from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
 
     out = tmp_path / "a"
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--out", str(out), "--rounds", "1",
@@ -149,7 +149,7 @@ def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained
 def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data,
                                                                     replay_labels):
     from simdist.config import FinetuneConfig, with_bc_head
-    from simdist.train import finetune
+    from simdist.training.train import finetune
 
     task = get_task("pendulum")
     log = EpisodeLogger(tmp_path / "logs", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)

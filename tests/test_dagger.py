@@ -1,4 +1,4 @@
-"""DAgger for the BC head (simdist.dagger): labels from the privileged expert, only the head trained, resumable."""
+"""DAgger for the BC head (simdist.adaptation.dagger): labels from the privileged expert, only the head trained, resumable."""
 
 import json
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
-from simdist.dagger import DaggerConfig, dagger
+from simdist.adaptation.dagger import DaggerConfig, dagger
 from simdist.data.episodes import episode_files, load_episodes
 from simdist.tasks import get_task
+from simdist.training import checkpoint as ckpt
 
 TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1,
                     eval_episodes_per_grid=2)
@@ -75,27 +75,28 @@ def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrai
     assert not (tmp_path / "e" / "round_01").exists()
 
 
+@pytest.mark.slow
 def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     from simdist.cli import main
 
     argv = ["dagger", "pendulum", "--checkpoint", str(pretrained), "--sim-data", str(pendulum_data), "--out",
-            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "steps=2",
-            "--set", "batch_size=4", "--set", "warmup_steps=0", "--grid", "default", "--grid", "default",
+            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "dagger.steps=2",
+            "--set", "dagger.batch_size=4", "--set", "dagger.warmup_steps=0", "--grid", "default", "--grid", "default",
             "--workers", "2", "--json", "--quiet"]
     assert main(argv) == 0  # two grid files, collected by two worker processes
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["dagger_episodes"] == 2 and len(episode_files(tmp_path / "d" / "dagger_data")) == 2
     assert np.isfinite(result["rounds"][0]["head_sim_success_mean"])
-    assert main(argv[:-2] + ["--set", "rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
+    assert main(argv[:-2] + ["--set", "dagger.rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
 
 
 def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,
                                                                           monkeypatch, caplog):
-    import simdist.dagger.run as dagger_module
+    import simdist.adaptation.dagger.run as dagger_module
 
     monkeypatch.setattr(dagger_module, "evaluate_head", lambda task, *a, **k: {g: -1.0 for g in task.grids})
     cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
-    with caplog.at_level("WARNING", logger="simdist.dagger"):
+    with caplog.at_level("WARNING", logger="simdist.adaptation.dagger"):
         result = dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,
                         device=torch.device("cpu"), progress=False)
     assert result["final_head_sim_success_mean"] == -1.0
@@ -104,7 +105,7 @@ def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_pa
 
 def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data,
                                                                       monkeypatch):
-    import simdist.dagger.run as dagger_module
+    import simdist.adaptation.dagger.run as dagger_module
 
     calls = []
 

@@ -1,7 +1,7 @@
 """Teleoperated demonstrations: the task's teleoperator stand-in, successful attempts only, retries per grid."""
 
 def test_demonstrations_keep_only_successful_attempts_and_say_when_short(caplog):
-    from simdist.baselines.demonstrations import collect_demonstrations, teleoperator
+    from simdist.adaptation.demonstrations import collect_demonstrations, teleoperator
     from simdist.tasks import get_task
 
     task = get_task("pendulum")
@@ -41,11 +41,10 @@ def test_demonstration_retries_stay_on_the_grid_that_failed(monkeypatch):
     on the same grid, so a hard grid is not silently replaced by an easy one."""
     from types import SimpleNamespace
 
-    from simdist import adapt
-    from simdist.baselines import demonstrations
+    from simdist.adaptation import demonstrations
     from simdist.tasks import get_task
 
-    task, original, grid_of, tried = get_task("peg-insertion"), adapt.round_initial_conditions, {}, []
+    task, original, grid_of, tried = get_task("peg-insertion"), demonstrations.round_initial_conditions, {}, []
 
     def recording_ics(task_, grid, n, seed):
         ics, labels = original(task_, grid, n, seed)
@@ -59,7 +58,7 @@ def test_demonstration_retries_stay_on_the_grid_that_failed(monkeypatch):
             episodes.append(SimpleNamespace(success=tried != ["narrow", "narrow", "wide"]))
         return SimpleNamespace(episodes=episodes)
 
-    monkeypatch.setattr(adapt, "round_initial_conditions", recording_ics)
+    monkeypatch.setattr(demonstrations, "round_initial_conditions", recording_ics)
     monkeypatch.setattr(demonstrations, "rollout", scripted_rollout)
     monkeypatch.setattr(demonstrations, "PrivilegedAgent", lambda *a, **k: None)
     kept = demonstrations.collect_demonstrations(task, 4, "all", seed=0)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.checkpoint import load_model
+from simdist.training.checkpoint import load_model
 from simdist.cli import main
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, shapley, spearman, verdict
 from simdist.planning.settings import MPPIConfig
@@ -88,8 +88,8 @@ def test_diagnose_blames_a_broken_value_head(pretrained):
 def test_diagnose_cli_writes_json_and_plot(pretrained, pendulum_data, tmp_path, capsys):
     out = tmp_path / "diag"
     assert main(["diagnose", "pendulum", "--checkpoint", str(pretrained), "--trials", "1", "--probe-episodes", "1",
-                 "--probes-per-episode", "1", "--data", str(pendulum_data), "--mppi-set", "samples=16",
-                 "--mppi-set", "policy_samples=8", "--mppi-set", "elites=8", "--mppi-set", "iterations=1",
+                 "--probes-per-episode", "1", "--data", str(pendulum_data), "--set", "mppi.samples=16",
+                 "--set", "mppi.policy_samples=8", "--set", "mppi.elites=8", "--set", "mppi.iterations=1",
                  "--out", str(out), "--json", "--quiet"]) == 0
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     written = json.loads((out / "diagnosis.json").read_text())

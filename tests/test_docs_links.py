@@ -1,5 +1,6 @@
-"""Every relative link in the README and docs points at a file that exists and, with `#anchor`, at a heading in it
-(GitHub's anchors), so the results' contents and the figures never dangle after a section is renamed."""
+"""Every relative link in the README, the changelog, the docs and the checkpoint READMEs points at a file that exists
+and, with `#anchor`, at a heading in it (GitHub's anchors), so contents and figures never dangle after a section is
+renamed; every task has one page with its numbers, its limits and its commands, linked from the README."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md")),
+        *sorted((ROOT / "checkpoints").glob("*/README.md")), ROOT / "benchmarks" / "README.md"]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 
@@ -32,10 +34,10 @@ def anchors(path: Path) -> set[str]:
 
 
 def test_anchor_follows_github():
-    assert github_anchor("Slippery Slope at μ = 0.19: five seeds (session 16)") == \
-        "slippery-slope-at-μ--019-five-seeds-session-16"
-    assert github_anchor("`simdist dagger` (session 18): the slope recipe") == \
-        "simdist-dagger-session-18-the-slope-recipe"
+    assert github_anchor("Slippery Slope at μ = 0.19: five seeds (the history head)") == \
+        "slippery-slope-at-μ--019-five-seeds-the-history-head"
+    assert github_anchor("`simdist dagger` (one command): the slope recipe") == \
+        "simdist-dagger-one-command-the-slope-recipe"
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -53,21 +55,25 @@ def test_relative_links_resolve(doc: Path):
     assert not broken, f"{doc.relative_to(ROOT)}: " + "; ".join(broken)
 
 
-def test_results_contents_lists_every_section():
-    """docs/results.md's Contents lists every section of it and of each task's page under docs/results/."""
-    text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
+TASK_PAGES = ["pendulum", "point-mass", "peg-insertion", "table-leg", "foam", "slippery-slope"]
+
+
+@pytest.mark.parametrize("task", TASK_PAGES)
+def test_every_task_has_one_page_with_numbers_limits_and_commands(task: str):
+    page = ROOT / "docs" / "tasks" / f"{task}.md"
+    headings = re.findall(r"^## (.+?)\s*$", page.read_text(encoding="utf-8"), re.MULTILINE)
+    assert headings[:3] == ["Current numbers", "What limits it", "Commands"], f"{page.name}: {headings[:3]}"
+    assert f"](docs/tasks/{task}.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_findings_contents_lists_every_section():
+    text = (ROOT / "docs" / "findings.md").read_text(encoding="utf-8")
     contents = text.split("## Contents", 1)[1].split("\n## ", 1)[0]
-    listed = set(re.findall(r"\]\(((?:results/[\w-]+\.md)?#[^)]+)\)", contents))
-    missing = []
-    for page in [ROOT / "docs" / "results.md", *sorted((ROOT / "docs" / "results").glob("*.md"))]:
-        prefix = "" if page.name == "results.md" else f"results/{page.name}"
-        for heading in re.findall(r"^## (.+?)\s*$", page.read_text(encoding="utf-8"), re.MULTILINE):
-            if heading != "Contents" and f"{prefix}#{github_anchor(heading)}" not in listed:
-                missing.append(f"{prefix or 'results.md'}: {heading}")
-    assert not missing, f"docs/results.md: add these sections to its Contents: {missing}"
+    sections = [h for h in re.findall(r"^## (.+?)\s*$", text, re.MULTILINE) if h != "Contents"]
+    missing = [h for h in sections if f"(#{github_anchor(h)})" not in contents]
+    assert not missing, f"docs/findings.md: add these sections to its Contents: {missing}"
 
 
-def test_every_results_page_is_linked_from_the_overview():
-    text = (ROOT / "docs" / "results.md").read_text(encoding="utf-8")
-    pages = sorted(p.name for p in (ROOT / "docs" / "results").glob("*.md"))
-    assert pages and all(f"](results/{name})" in text for name in pages), pages
+def test_readme_stays_short():
+    words = len((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert words <= 1200, f"README.md has {words} words; keep it to 1,200 (details belong in docs/)"

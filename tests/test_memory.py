@@ -3,7 +3,7 @@ import platform
 import numpy as np
 import pytest
 
-from simdist.memory import release_freed_memory
+from simdist.experiments.memory import release_freed_memory
 
 
 def rss_mb() -> float:

@@ -77,29 +77,17 @@ def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
     assert not torch.allclose(model(b)["policy"], after["policy"])  # it still reads the proprio history
 
 
-def test_policy_action_dropout_hides_past_actions_from_the_head_in_training_only():
-    from simdist.config import replace
+def test_a_removed_field_at_its_old_value_still_loads_and_any_other_value_is_refused():
+    """Saved configs (checkpoints, recorded run settings) may hold fields removed since, at the value that left them
+    off; they read as before. Set to anything else, the config is refused with the field named."""
+    from simdist.config import from_dict, to_dict, without_removed_fields
 
-    torch.manual_seed(0)
-    cfg = replace(model_preset("cpu"), attention_dropout=0.0, policy_action_dropout=1.0)
-    model = WorldModel(cfg, SPECS["proprio"]).train()
-    b = batch_for(model, 8)
-    before = model(b)
-    b["hist_action"] += 3.0
-    after = model(b)
-    assert torch.equal(before["policy"], after["policy"])  # every window's past actions zeroed for the head
-    assert not torch.allclose(before["zhat"], after["zhat"])  # the dynamics still reads them
-    model.eval()  # deployment shows the head the true actions
-    assert not torch.allclose(model(b)["policy"], after["policy"])
-
-    model = WorldModel(replace(cfg, policy_action_dropout=0.5), SPECS["proprio"]).train()
-    b = batch_for(model, 256)
-    zeroed = model(b)["policy"]  # about half the windows' actions zeroed to the mean action for the head
-    b["hist_action"][:] = model.normalizer.denormalize("action", torch.zeros(model.spec.action_dim))
-    same = (model(b)["policy"] - zeroed).abs().amax(dim=(1, 2)) < 1e-5
-    assert 0.35 < same.float().mean() < 0.65
-    with pytest.raises(ValueError, match="policy_action_dropout"):
-        replace(cfg, policy_action_dropout=1.5)
+    saved = {**to_dict(model_preset("cpu")), "policy_action_dropout": 0.0}
+    assert from_dict(ModelConfig, saved) == model_preset("cpu")
+    with pytest.raises(KeyError, match="policy_action_dropout"):
+        from_dict(ModelConfig, {**saved, "policy_action_dropout": 0.5})
+    assert from_dict(LossConfig, {**to_dict(LossConfig()), "bc_mu": 0.0}) == LossConfig()
+    assert without_removed_fields({"finetune": {"loss": {"bc": 1.0, "bc_mu": 0.0}}}) == {"finetune": {"loss": {"bc": 1.0}}}
 
 
 def test_policy_without_history_reads_only_the_current_latent():
@@ -117,7 +105,7 @@ def test_policy_without_history_reads_only_the_current_latent():
 
 
 def test_policy_ffn_width_is_the_policy_heads_own(tmp_path):
-    from simdist import checkpoint as ckpt
+    from simdist.training import checkpoint as ckpt
     from simdist.config import replace
 
     cfg = model_preset("cpu")
@@ -292,7 +280,7 @@ def test_shipped_quadruped_model_walks_in_sim(name, task_name):
     """A shipped quadruped model loads (weights, normaliser, config) and its BC head crosses the sim slope or pads."""
     from pathlib import Path
 
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.eval.rollout import rollout
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.registry import get_task
@@ -311,7 +299,7 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
     the peg and brings it over the hole (Narrow grid, `sim`); insertion itself succeeds in about a third of trials."""
     from pathlib import Path
 
-    from simdist.checkpoint import load_model
+    from simdist.training.checkpoint import load_model
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.peg_insertion.reward import PegState
     from simdist.tasks.registry import get_task
@@ -335,7 +323,7 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
 
 
 def test_sensor_noise_reaches_the_inputs_in_training_only_and_never_the_targets(tmp_path):
-    from simdist import checkpoint as ckpt
+    from simdist.training import checkpoint as ckpt
 
     spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2,
                      sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)})

@@ -145,6 +145,7 @@ def test_policy_agent_temporal_ensemble_weights_each_chunks_plan_for_now():
         PolicyAgent(model, ensemble_decay=-1.0)
 
 
+@pytest.mark.slow
 def test_compiled_planner_matches_reference():
     """MPPIConfig.compile changes how an iteration is computed, not what: same returns, plan and action."""
     spec = ModelSpec({"proprio": (3,)}, action_dim=2, command_dim=1, action_low=(-1.0, -1.0), action_high=(1.0, 1.0))
@@ -240,6 +241,7 @@ def test_every_mppi_preset_is_valid_and_manipulation_prior_is_the_paper_sampler_
         mppi_preset("nope")  # the error lists the valid presets
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("causal", [True, False])
 def test_compiled_self_attention_unrolls_and_matches_eager(monkeypatch, causal):
     """Under torch.compile on CPU (no grad) small-head self-attention takes the samples-last unrolled form

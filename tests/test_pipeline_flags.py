@@ -5,7 +5,7 @@ import json
 import pytest
 
 from simdist.cli import build_parser, main
-from simdist.pipeline import run_pipeline
+from simdist.experiments.pipeline import run_pipeline
 from simdist.tasks import get_task
 
 
@@ -64,7 +64,7 @@ def test_pipeline_picks_the_quadruped_presets_for_command_tasks():
 
 
 def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_path, pretrained):
-    from simdist.pipeline import PipelineConfig
+    from simdist.experiments.pipeline import PipelineConfig
 
     before = (pretrained / "model.safetensors").read_bytes()
     sizing = PipelineConfig(episodes=4, workers=1, pretrain_steps=None, rounds=1, episodes_per_round=2,
@@ -82,7 +82,7 @@ def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_pat
 
 
 def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pretrained, caplog):
-    from simdist.checkpoint import CheckpointError
+    from simdist.training.checkpoint import CheckpointError
 
     with pytest.raises(CheckpointError, match="does not fit task 'peg-insertion'"):
         run_pipeline("peg-insertion", "cpu", tmp_path / "run", progress=False, checkpoint=pretrained)
@@ -92,8 +92,8 @@ def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pret
 
 
 def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
-    from simdist.checkpoint import check_fits_task, shipped_checkpoint
-    from simdist.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK
+    from simdist.training.checkpoint import check_fits_task, shipped_checkpoint
+    from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK
     from simdist.planning.settings import mppi_preset
 
     task = get_task(DEMO_TASK)
@@ -105,12 +105,13 @@ def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
 
 
 def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
-    """`simdist run --mppi-set F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
-    import simdist.pipeline as pipeline
+    """`simdist run --set mppi.F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
+    import simdist.experiments.pipeline as pipeline
+    from simdist.cli import commands
 
     seen = {}
-    monkeypatch.setattr(pipeline, "run_pipeline", lambda *a, **k: seen.update(k) or {})
-    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--mppi-set", "init_std=0.1",
+    monkeypatch.setattr(commands, "run_pipeline", lambda *a, **k: seen.update(k) or {})
+    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--set", "mppi.init_std=0.1",
                  "--finetune-steps", "7", "--rounds", "3", "--quiet"]) == 0
     assert seen["sizing"].mppi_set == ("init_std=0.1",) and seen["sizing"].finetune_steps == 7
     assert seen["sizing"].rounds == 3 and str(seen["planner_device"]) == "cpu"
@@ -124,7 +125,7 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
 
 
 def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
-    from simdist.pipeline import SELECTION_SEED, SIM_EVAL_SEED, PipelineConfig
+    from simdist.experiments.pipeline import SELECTION_SEED, SIM_EVAL_SEED, PipelineConfig
 
     sizing = PipelineConfig(episodes=6, workers=1, pretrain_steps=4, rounds=1, episodes_per_round=1,
                             sim_eval_trials=1, mppi="cpu", finetune_steps=2, select_checkpoints=2)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simdist.data.episodes import DatasetError, load_episodes
-from simdist.robot import EpisodeLogger
+from simdist.data.robot_logger import EpisodeLogger
 
 
 def test_logger_writes_finished_episodes_and_rejects_bad_steps(tmp_path):
@@ -53,6 +53,7 @@ def test_finetune_from_robot_logs(tmp_path, pretrained, pendulum_data, capsys):
     assert (tmp_path / "ft" / "model.safetensors").exists()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_round_loses_no_completed_episode(tmp_path, pretrained, pendulum_data):
     out = tmp_path / "adapt"
     cmd = [sys.executable, "-m", "simdist.cli", "adapt", "pendulum", "--checkpoint", str(pretrained),
@@ -112,6 +113,7 @@ def test_rerunning_a_finished_run_reports_each_rounds_budget_as_it_was(tmp_path,
         assert 0 < rounds[0]["real_minutes"] < rounds[1]["real_minutes"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quiet", [True, False])
 def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pendulum_data, capfd, quiet):
     """A round's logged forward progress once overwrote the progress-bar flag, so rounds after the first ignored it."""
@@ -141,10 +143,10 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
 
     import torch
 
-    import simdist.adapt as adapt_module
+    import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
     from simdist.config import FinetuneConfig
-    from simdist.train import finetune, load_windows
+    from simdist.training.train import finetune, load_windows
 
     loads = []
     monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))
@@ -168,7 +170,7 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
 def test_adapt_records_each_round_as_it_ends(tmp_path, pretrained, pendulum_data, monkeypatch):
     """adapt_results.json is rewritten after every round: a crash in round 2 keeps rounds 0 and 1 on disk, and the
     rerun completes the record."""
-    import simdist.adapt as adapt_module
+    import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
 
     collect = adapt_module._collect_round

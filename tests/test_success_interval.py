@@ -28,7 +28,7 @@ def test_evaluation_reports_the_interval_of_its_success_rate():
 
 
 def test_readable_cli_output_puts_each_grid_on_its_own_line():
-    from simdist.cli import _readable
+    from simdist.cli.main import _readable
 
     lines = _readable({"task": "foam", "grids": {"0.2": {"success_rate": 0.6, "success_ci95": (0.3226, 0.8367),
                                                         "trials": 5}},

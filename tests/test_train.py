@@ -4,10 +4,10 @@ import math
 import pytest
 import torch
 
-from simdist import checkpoint as ckpt
 from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
-from simdist.train import finetune, lr_at, pretrain
+from simdist.training import checkpoint as ckpt
+from simdist.training.train import finetune, lr_at, pretrain
 
 
 def test_lr_schedule_warmup_then_cosine():
@@ -137,7 +137,7 @@ def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(p
 
 def test_finetune_adds_sensor_noise_to_a_model_pretrained_without_it(pretrained, pendulum_data, tmp_path,
                                                                     monkeypatch):
-    from simdist import train
+    from simdist.training import train
     from simdist.config import LossConfig
 
     cfg = FinetuneConfig(steps=3, batch_size=16, warmup_steps=1, val_every=3, trainable=("policy",),
@@ -227,7 +227,7 @@ def test_dataset_shape_mismatch_is_rejected(pretrained, tmp_path):
 
 def test_sensor_noise_augmentation_needs_a_task_that_documents_it(pendulum_data, tiny_cfg):
     from simdist.config import replace
-    from simdist.train import build_model, load_windows
+    from simdist.training.train import build_model, load_windows
 
     cfg = replace(tiny_cfg, sensor_noise_scale=1.0)
     with pytest.raises(ValueError, match="documents no sensor noise"):
@@ -251,11 +251,12 @@ def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pre
     assert recorded["finetune"]["tail_windows"] is True
 
 
+@pytest.mark.slow
 def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
     """TrainConfig.compile changes how a step is computed, not what: the same loss and gradients on a batch, and
     the same training run to float rounding (without dropout, whose masks the compiled graph draws differently)."""
     from simdist.model.loss import world_model_loss
-    from simdist.train import build_model, load_windows
+    from simdist.training.train import build_model, load_windows
 
     tiny_cfg = replace(tiny_cfg, attention_dropout=0.0)
     cfg = TrainConfig(steps=4, batch_size=16, warmup_steps=2, val_every=4, checkpoint_every=4)

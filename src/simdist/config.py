@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, Literal, Sequence, TypeVar
 
 C = TypeVar("C")
 
@@ -48,19 +48,15 @@ class ModelConfig:
     sensor_noise_scale: float = 0.0
     # A random constant (raw units, std `input_offset_std`, one per window) added to every element of the group
     # `input_offset_group` in training: a sensor's bias the simulator does not have, e.g. a height scan that reads the
-    # body lower when the feet sink into soft ground (docs/results/foam.md, session 22). The current observation only
+    # body lower when the feet sink into soft ground (docs/tasks/foam.md). The current observation only
     # (not the proprio history, not the targets).
     input_offset_group: str = ""
     input_offset_std: float = 0.0
     reconstruction: bool = False  # ablation: add an observation decoder (loss weight in LossConfig)
     # The BC head cross-attends to the whole context (paper). False: only to the proprio-history tokens and z_t,
     # not the past actions, so it cannot copy its own last actions (the copycat failure of BC with action
-    # history; measured on the quadruped, docs/results.md). Dynamics, reward and value always see them.
+    # history; measured on the quadruped, docs/findings.md). Dynamics, reward and value always see them.
     policy_sees_actions: bool = True
-    # Share of training windows whose past actions the BC head sees zeroed (the mean action; dynamics, reward and value
-    # see them intact). Training only; deployment always shows the true actions. Measured (session 28): the head
-    # learns to do without them but still follows them when they are there; closed loop unchanged on both arm tasks.
-    policy_action_dropout: float = 0.0
     # False: the BC head attends to z_t alone (no history at all), like a single-step BC policy.
     policy_sees_history: bool = True
     # FFN width of the BC head's decoder (0: ffn_dim). The head runs once per plan, not once per sample, so a
@@ -68,7 +64,7 @@ class ModelConfig:
     policy_ffn_dim: int = 0
     # Width of a single-step BC head beside the chunk (0: none): a 2-hidden-layer MLP on (z_t, g_t) whose action
     # replaces the chunk's first, the one a deployed head executes and MPPI's BC proposals start with. The chunk
-    # head trails an MLP on the same frozen latent on `real` foam (docs/results/foam.md, sessions 19-20).
+    # head trails an MLP on the same frozen latent on `real` foam (docs/tasks/foam.md).
     policy_step_width: int = 0
 
     def __post_init__(self) -> None:
@@ -81,16 +77,14 @@ class ModelConfig:
                 raise ValueError(f"latent_dim {self.latent_dim} is not divisible by {name} heads {stack.heads}")
         for name in ("proprio_hidden", "latent_hidden", "cnn_channels", "cnn_projection_hidden"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        if not 0.0 <= self.policy_action_dropout <= 1.0:
-            raise ValueError(f"policy_action_dropout is a share of windows in [0, 1], got {self.policy_action_dropout}")
         if self.head_type not in ("transformer", "mlp"):
             raise ValueError(f"head_type must be 'transformer' or 'mlp', got {self.head_type!r}")
 
 
 # ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
-FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_action_dropout", "policy_sees_history", "sensor_noise_scale",
-                         "input_noise_std", "input_offset_group", "input_offset_std")
+FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std",
+                         "input_offset_group", "input_offset_std")
 # ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
 # (FinetuneConfig.fresh_policy); a new single-step head (policy_step_width) may also join a kept chunk head.
 POLICY_SHAPE_FIELDS = ("policy_ffn_dim", "policy_step_width")
@@ -106,9 +100,8 @@ class LossConfig:
     bc: float = 4.0
     reconstruction: float = 0.0  # only used with ModelConfig.reconstruction (ablation)
     # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
-    # over the chunk; docs/results/foam.md, session 19: Foam's head after DAgger).
+    # over the chunk; docs/tasks/foam.md: Foam's head after DAgger).
     bc_first_step: float = 0.0
-    bc_mu: float = 0.0  # > 0: BC adds its error on mu-law companded raw actions (model/loss.py, `companded`)
 
 
 @dataclass(frozen=True)
@@ -149,7 +142,7 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if isinstance(self.loss, dict):
-            object.__setattr__(self, "loss", LossConfig(**self.loss))
+            object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
 
 
 @dataclass(frozen=True)
@@ -188,7 +181,7 @@ class FinetuneConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "trainable", tuple(self.trainable))
         if isinstance(self.loss, dict):
-            object.__setattr__(self, "loss", LossConfig(**self.loss))
+            object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
 
 
 @dataclass(frozen=True)
@@ -214,10 +207,10 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
         cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0,
     ),
     # The `cpu` widths with the quadruped's 25-step history and horizon (0.5 s): a 5-step horizon cannot see a fall
-    # coming, and the planner then trades stability for tracking reward (docs/results/slippery-slope.md).
+    # coming, and the planner then trades stability for tracking reward (docs/tasks/slippery-slope.md).
     # Its BC head attends to z_t alone: with the past actions it copied its own last actions and fell on Foam
     # (sim success 0.20 → 0.53 without them), and without the proprio history too it walks further in real
-    # (MPPI progress 1.06 → 1.75 m; docs/results.md).
+    # (MPPI progress 1.06 → 1.75 m; docs/findings.md).
     "quadruped-cpu": lambda: ModelConfig(
         latent_dim=32, history=25, horizon=25, ffn_dim=64,
         dynamics=AttentionStack(2, 2), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
@@ -251,7 +244,7 @@ TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
 
 FINETUNE_PRESETS: dict[str, Callable[[], FinetuneConfig]] = {
     # Tuned on the pendulum: real-only finetuning on ~1 robot minute of closed-loop data lost the dynamics'
-    # response to actions (success 0.8 → 0.1); half-batch sim replay kept it (0.8 → 0.9). See docs/results.md.
+    # response to actions (success 0.8 → 0.1); half-batch sim replay kept it (0.8 → 0.9). See docs/findings.md.
     "cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
                                   sim_replay_fraction=0.5),
     "quadruped-cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
@@ -291,8 +284,30 @@ def to_dict(cfg: Any) -> dict[str, Any]:
     return dataclasses.asdict(cfg)
 
 
+# Fields removed because they changed nothing measured, with the value that left them off: a saved config (a
+# checkpoint's config.json, a run's recorded settings) that holds one at that value reads as before.
+# policy_action_dropout: the BC head followed the past actions anyway, closed loop unchanged on both arm tasks
+# (docs/tasks/peg-insertion.md); bc_mu: no companding setting helped Peg Insertion's BC (same page).
+REMOVED_FIELDS: dict[str, dict[str, Any]] = {"ModelConfig": {"policy_action_dropout": 0.0},
+                                             "LossConfig": {"bc_mu": 0.0}}
+
+
+def without_removed_fields(data: Any) -> Any:
+    """`data` (nested dicts and lists, e.g. recorded settings) without the removed fields still at their old value."""
+    gone = {k: v for fields in REMOVED_FIELDS.values() for k, v in fields.items()}
+    if isinstance(data, dict):
+        return {k: without_removed_fields(v) for k, v in data.items() if not (k in gone and v == gone[k])}
+    return [without_removed_fields(v) for v in data] if isinstance(data, list) else data
+
+
 def from_dict(cls: type[C], data: dict[str, Any]) -> C:
-    """Build a config dataclass from a dict, with a clear error on unknown or missing keys."""
+    """Build a config dataclass from a dict, with a clear error on unknown or missing keys. A removed field at the
+    value that left it off is dropped; set to anything else, it is an error naming it."""
+    removed = REMOVED_FIELDS.get(cls.__name__, {})
+    if set_removed := sorted(k for k in set(data) & set(removed) if data[k] != removed[k]):
+        raise KeyError(f"{cls.__name__} field(s) {set_removed} were removed (they changed nothing measured); this "
+                       f"config sets them to {[data[k] for k in set_removed]}")
+    data = {k: v for k, v in data.items() if k not in removed}
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
@@ -317,9 +332,10 @@ def with_steps(cfg: C, steps: int) -> C:
     return dataclasses.replace(cfg, steps=steps, warmup_steps=min(cfg.warmup_steps, steps // 10))
 
 
-def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
+def parse_overrides(cls: type, items: Sequence[str], where: str = "") -> dict[str, Any]:
     """`["samples=128", "prior_weight=2"]` → typed field overrides of a flat config dataclass (int, float, bool
-    and str fields, optional int/float ones taking `none`), with an error naming the valid fields."""
+    and str fields, optional int/float ones taking `none`), with an error naming the valid fields. `where` (e.g.
+    "--set mppi.") prefixes each item in the errors, as the user wrote it."""
     kinds = {"int": int, "float": float, "str": str, "bool": lambda v: {"1": True, "true": True, "0": False,
                                                                          "false": False}[v.lower()]}
     for name in ("int", "float"):  # optional fields (e.g. `decay_steps: int | None`) also take `none`
@@ -329,18 +345,40 @@ def parse_overrides(cls: type, items: list[str]) -> dict[str, Any]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or key not in types:
-            raise ValueError(f"bad {cls.__name__} override {item!r}: expected FIELD=VALUE with FIELD one of "
+            raise ValueError(f"bad override {where + item!r}: expected FIELD=VALUE with FIELD one of {cls.__name__}'s "
                              f"{sorted(types)}")
         try:
             out[key] = kinds[types[key]](value)
         except (KeyError, ValueError):
-            raise ValueError(f"{cls.__name__}.{key} is {types[key]}; cannot read {value!r}") from None
+            raise ValueError(f"{where}{key}: {cls.__name__}.{key} is {types[key]}; cannot read {value!r}") from None
     return out
+
+
+def split_sets(items: Sequence[str] | None, sections: dict[str, type | None]) -> dict[str, list[str]]:
+    """`--set SECTION.FIELD=VALUE` items (`["model.policy_sees_actions=false", "mppi.samples=128"]`) → each
+    section's `FIELD=VALUE` items, for the sections a command takes (name → its config dataclass, whose fields and
+    types are checked here, or None where the caller checks them). A bad item is an error naming the valid ones."""
+    out: dict[str, list[str]] = {name: [] for name in sections}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        section, dot, field = key.partition(".")
+        if not sep or not dot or section not in sections:
+            raise ValueError(f"bad --set {item!r}: expected SECTION.FIELD=VALUE with SECTION one of "
+                             f"{sorted(sections)}")
+        if sections[section] is not None:
+            parse_overrides(sections[section], [f"{field}={value}"], f"--set {section}.")
+        out[section].append(f"{field}={value}")
+    return out
+
+
+def with_sets(cfg: C, items: Sequence[str], section: str = "") -> C:
+    """`cfg` with a section's `FIELD=VALUE` items (from `split_sets`) applied."""
+    return dataclasses.replace(cfg, **parse_overrides(type(cfg), items, f"--set {section}." if section else ""))
 
 
 __all__ = [
     "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "POLICY_SHAPE_FIELDS", "LossConfig", "TrainConfig",
     "FinetuneConfig",
     "model_preset", "train_preset", "finetune_preset", "from_dict", "to_dict", "replace", "with_steps",
-    "parse_overrides",
+    "parse_overrides", "split_sets", "with_sets",
 ]

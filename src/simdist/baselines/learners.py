@@ -1,7 +1,7 @@
 """Building each baseline's learner from the simulation data (and demonstrations) before its real episodes.
 
-`simdist.baselines.run` owns the protocol (rounds, budget, evaluation); this module owns what each method starts
-from: single-step BC and Diffusion Policy trained offline, IQL's value pretrained in sim, RLPD's prior data, SGFT's
+`simdist.experiments.baseline_run` owns the protocol (rounds, budget, evaluation); this module owns what each method
+starts from: single-step BC and Diffusion Policy trained offline, IQL's value pretrained in sim, RLPD's prior data, SGFT's
 V_sim, and the rewards the online methods learn from (sparse success in manipulation, SimDist's learned reward on
 the quadruped).
 """
@@ -25,6 +25,7 @@ from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
 from simdist.data.episodes import Episode
 from simdist.tasks.base import COMMAND_KEY
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +139,6 @@ def reward_function(setting: str, checkpoint: str | Path | None):
         return sparse_success
     if checkpoint is None:
         raise ValueError("quadruped baselines use SimDist's learned reward: pass checkpoint=...")
-    from simdist.checkpoint import load_model
-
     return world_model_reward(load_model(checkpoint))
 
 

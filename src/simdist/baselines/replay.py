@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from simdist.data.episodes import Episode
+from simdist.model.world_model import ACTION, COMMAND, PROPRIO, REWARD
 from simdist.tasks.base import COMMAND_KEY
 
 RewardFn = Callable[[Episode], tuple[np.ndarray, np.ndarray]]
@@ -73,8 +74,6 @@ def world_model_reward(model) -> RewardFn:
     The window's remaining actions are the logged ones, padded with the last action at the episode's end;
     the history buffer starts filled with o_0 and zero actions, as during training.
     """
-    from simdist.model.world_model import ACTION, COMMAND, PROPRIO, REWARD
-
     @torch.no_grad()
     def label(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
         H, T, L = model.cfg.history, model.cfg.horizon, len(episode)

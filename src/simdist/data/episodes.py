@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
@@ -53,11 +54,12 @@ class Episode:
     """One episode of L steps: obs[t] is seen, action[t] taken, reward[t] received.
 
     ``value[t]`` = V^e(s_t), the expert critic at the state of obs[t]; ``expert[t]`` is true iff action[t] is
-    the uncorrupted expert's (in robot data: the operator drove that step, a correction; `simdist.corrections`).
+    the uncorrupted expert's (in robot data: the operator drove that step, a correction;
+    `simdist.adaptation.corrections`).
     Real episodes leave reward and value as None, and expert too unless an operator took over.
     ``expert_action[t]``, where given, is what the expert would have done at obs[t] while another policy acted
-    (DAgger, `simdist.dagger`): the BC targets, with ``expert`` flagging the labelled steps; ``action`` stays the
-    executed action, which the history and the dynamics see.
+    (DAgger, `simdist.adaptation.dagger`): the BC targets, with ``expert`` flagging the labelled steps; ``action``
+    stays the executed action, which the history and the dynamics see.
     """
 
     obs: dict[str, np.ndarray]
@@ -258,8 +260,6 @@ def merge_datasets(out: str | Path, sources: list[str | Path], copy: bool = Fals
     """One dataset over several compatible ones (same domain, shapes, control period and action bounds): its
     episodes/ holds a symbolic link (or, with `copy`, a copy) to every episode file of every source, prefixed
     with the source's index. The task name and format come from the first source."""
-    import shutil
-
     if not sources:
         raise DatasetError("merge needs at least one source dataset")
     infos = [read_info(s) for s in sources]

@@ -19,10 +19,12 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
                                    write_episodes)
 from simdist.progress import progress_bar
+from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
@@ -127,9 +129,6 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
             physics, queue, parent_pid: int | None = None, setup=None) -> None:
     """Episodes are written in files of `cfg.episodes_per_file`. A worker whose parent is gone (killed, so it
     could not stop its workers) stops before its next episode rather than writing on as an orphan."""
-    import torch
-
-    from simdist.tasks import get_task
 
     torch.set_num_threads(1)
     task = get_task(task_name)
@@ -158,7 +157,7 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics.
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
-    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py); it must
+    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
     be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
     the dataset's own."""
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))

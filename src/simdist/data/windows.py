@@ -10,7 +10,7 @@ so t ranges over [s, e-1-T] and a window never crosses an episode. With `tail_wi
 [s, e-1] as well: a window that starts in an episode's last T steps repeats the last step past the end and says
 so in `future_valid` (B, T: o_{t+i+1} exists), its expert flags are 0 past the end (no BC target there), and it
 counts as unlabelled for reward and value, whose heads attend over the whole predicted trajectory. Those windows
-are the last states before a fall, which a policy head must learn to recover from (docs/results/foam.md, session 22).
+are the last states before a fall, which a policy head must learn to recover from (docs/tasks/foam.md).
 Two label masks per window: `labelled` (reward and value exist: simulation data) and `bc_labelled` (expert flags
 exist: simulation data, demonstrations, and robot episodes with operator corrections, which carry no reward or
 value). Batches are built with vectorised indexing (no worker processes), which keeps a 2-core trainer fed.

@@ -21,6 +21,7 @@ import itertools
 import math
 from dataclasses import asdict, dataclass
 
+import matplotlib
 import numpy as np
 import torch
 
@@ -34,6 +35,9 @@ from simdist.planning.mppi import PlanResult
 from simdist.planning.settings import MPPIConfig
 from simdist.planning.simulator import SimulatorMPPIAgent, learned_return_parts, simulator_rollouts
 from simdist.tasks.base import check_domain, default_grid
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after choosing the headless backend)
 
 AGENTS = ("head", "mppi", "mppi_true_dynamics", "mppi_true_model")
 PARTS = ("dynamics", "reward", "value", "search")
@@ -257,11 +261,6 @@ __all__ = ["AGENTS", "DiagnoseConfig", "PARTS", "diagnose", "probe_plan", "spear
 def plot_diagnosis(result: dict, path) -> None:
     """Success of the four agents with 95 % intervals, the ranking's Spearman ρ with each swap, and the latent
     error by horizon step."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     agents = result["agents"]
     rates = [agents[a]["success_rate"] for a in AGENTS]

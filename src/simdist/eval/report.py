@@ -12,9 +12,14 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from simdist.adapt import round_progress  # noqa: E402
+from simdist.adaptation.rounds import round_progress  # noqa: E402
 from simdist.eval.html import markdown_to_html  # noqa: E402
 from simdist.eval.rollout import wilson_interval  # noqa: E402
+
+# Table I metrics (`sim`): success, and where the task reports them progress and the dense episode return (the
+# paper's quadruped metric).
+TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress (m)"),
+                     ("mean_return", "episode return"))
 
 
 def _grid_cell(grid: str, m: dict) -> str:
@@ -343,8 +348,6 @@ def _mean_ci(per_seed: dict[str, list[float]]) -> tuple[list[float], list[float]
 def write_ablation_plot(out: str | Path, summary: dict) -> str | None:
     """`ablations.png`: Table I variants' `sim` success as bars, and the Fig. 10 variants' `real` success (and
     forward progress, where the task reports it) per adaptation round, mean ± 95 % CI over seeds."""
-    from simdist.ablations import TABLE_ONE_METRICS  # here: ablations imports this module's plots lazily too
-
     table, finetune = summary.get("ablations") or {}, (summary.get("finetune_ablations") or {}).get("variants", {})
     with_progress = any("progress_per_round" in r for r in finetune.values())
     # Table I bars: success, and the quadruped's progress and episode return (the paper's metric there)

@@ -2,7 +2,7 @@
 
 A world model's validation losses move smoothly while the closed-loop success of its BC head or planner need not:
 Peg Insertion's head seats 0.00 to 0.50 of the same 40 trials at checkpoints 1,000 steps apart
-(docs/results/peg-insertion.md, session 43), so a run's last checkpoint is one draw from that spread. Keep the
+(docs/tasks/peg-insertion.md), so a run's last checkpoint is one draw from that spread. Keep the
 checkpoints (`--train-set keep_checkpoints=true`), evaluate each on the same initial conditions and seeds, deploy
 the best. Select in `sim`: in `real` every trial is robot time, reported as `robot_minutes`.
 """
@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from simdist.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 from simdist.eval.rollout import evaluate_grids
+from simdist.training.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 
 
 def candidate_checkpoints(paths: Sequence[str | Path]) -> list[Path]:

@@ -31,6 +31,11 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
+from PIL import Image
+
+from simdist.adaptation.rounds import round_model_dir
+from simdist.planning.agent import MPPIAgent
+from simdist.training.checkpoint import load_model
 
 log = logging.getLogger(__name__)
 
@@ -202,8 +207,6 @@ def scene_of(env) -> tuple[mujoco.MjModel, mujoco.MjData, mujoco.MjvCamera]:
 
 # ------------------------------------------------------------------------------------------------ recording
 def write_gif(frames: list[np.ndarray], path: str | Path, frame_period_s: float) -> Path:
-    from PIL import Image
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     images = [Image.fromarray(f) for f in frames]
@@ -276,9 +279,6 @@ def record_stage(task, domain: str, model_dir: str | Path, mppi_config, grid: st
                  label: str, config: VideoConfig = VideoConfig(), seed: int = 0) -> VideoResult:
     """One video of the MPPI agent of ``model_dir`` in ``domain``, from the grid's first evaluation initial
     condition, as ``out/videos/<name>.gif``. A finished video is reused on a rerun (``<name>.json``)."""
-    from simdist.checkpoint import load_model
-    from simdist.planning.agent import MPPIAgent
-
     out = Path(out)
     meta = out / "videos" / f"{name}.json"
     if meta.exists():
@@ -297,12 +297,10 @@ def record_run_videos(task, out: str | Path, pretrained: str | Path, adapt_dir: 
                       mppi_config, config: VideoConfig = VideoConfig()) -> list[dict]:
     """The videos of `simdist run`: the pretrained model in sim (zero shot), then the model of each adaptation
     round j = 0 … ``rounds`` in real, all from ``grid``'s first evaluation initial condition."""
-    from simdist.adapt import _round_model
-
     stages = [("sim_zero_shot", "sim", Path(pretrained), "sim, pretrained model (zero shot)")]
     for j in range(rounds + 1):
         label = f"real, round {j} " + ("(zero shot)" if j == 0 else f"(after {j} finetuning round{'s' * (j > 1)})")
-        stages.append((f"real_round_{j:02d}", "real", _round_model(Path(adapt_dir), j, pretrained, False), label))
+        stages.append((f"real_round_{j:02d}", "real", round_model_dir(Path(adapt_dir), j, pretrained, False), label))
     backend, reason = select_backend()
     if backend is None:
         return [asdict(VideoResult(label, None, error=reason)) for *_, label in stages]

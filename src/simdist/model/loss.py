@@ -8,8 +8,7 @@ All terms are mean squared errors on z-scored targets:
              single-step head's 1_e · ‖â_t − a*_t‖² where the model has one, and
              1_e = cumulative product of the expert flags along the chunk, so
              behaviour cloning stops at the first corrupted or sub-optimal action. Masked entries count as
-             zero in the mean, as in the authors' code. With LossConfig.bc_mu > 0 (not the paper) each error
-             also adds its value on mu-law companded raw actions (`companded`).
+             zero in the mean, as in the authors' code.
 Each term averages over the windows that carry its labels: reward/value over simulation windows, bc over windows
 with expert flags (simulation, demonstrations, operator corrections). Plain robot logs feed the latent term only.
 Windows that run past their episode's end (`future_valid` in the batch, data/windows.py) count only their valid
@@ -17,8 +16,6 @@ steps in the latent and reconstruction terms.
 """
 
 from __future__ import annotations
-
-import math
 
 import torch
 
@@ -29,15 +26,6 @@ from simdist.model.world_model import ACTION, REWARD, VALUE, WorldModel
 def bc_mask(expert: torch.Tensor) -> torch.Tensor:
     """(B, T) expert flags → cumulative-product mask along the chunk."""
     return torch.cumprod(expert.float(), dim=1)
-
-
-def companded(model: WorldModel, actions_n: torch.Tensor, mu: float) -> torch.Tensor:
-    """Normalised actions in raw units, mu-law companded: sign(a) log(1 + mu |a|) / log(1 + mu). With
-    LossConfig.bc_mu > 0 the BC term adds its error in this space to the plain one, so that corrections a thousand
-    times smaller than the largest moves still weigh (Peg Insertion's fine alignment: docs/results/peg-insertion.md,
-    session 36)."""
-    raw = model.normalizer.denormalize(ACTION, actions_n)
-    return torch.sign(raw) * torch.log1p(mu * raw.abs()) / math.log1p(mu)
 
 
 def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tuple[torch.Tensor, dict[str, float]]:
@@ -68,11 +56,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
         target = model.normalizer.normalize(ACTION, batch["bc_actions"]) if "bc_actions" in batch else out["actions_n"]
 
         def action_error(pred: torch.Tensor, label: torch.Tensor) -> torch.Tensor:  # (..., A) → (...)
-            err = (pred - label).pow(2).mean(-1)
-            if weights.bc_mu:
-                mu = weights.bc_mu
-                err = err + (companded(model, pred, mu) - companded(model, label, mu)).pow(2).mean(-1)
-            return err
+            return (pred - label).pow(2).mean(-1)
 
         err = action_error(out["policy"], target) * mask  # (B, T)
         terms["bc"] = labelled_mean(err.mean(1) + weights.bc_first_step * err[:, 0], "bc_labelled")

@@ -1,7 +1,7 @@
 """Keep a finetuned BC head where it was on the states it is not taught: a proximal term for operator corrections.
 
 Cloning a few minutes of operator steps, or the replayed simulation windows, can move the BC head on the states the
-robot visits on its own and break a gait that worked (docs/results/slippery-slope.md, session 14). The anchor
+robot visits on its own and break a gait that worked (docs/tasks/slippery-slope.md). The anchor
 penalises the change of the head's action chunk on every window whose first step carries no expert label, against a
 frozen copy of the head as it was before the finetune:
     anchor = mean over those windows of ‖π(c) − π₀(c)‖²   (normalised actions, c = the frozen encoder's context)

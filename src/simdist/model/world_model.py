@@ -236,15 +236,11 @@ class WorldModel(nn.Module):
         z = self.encode_n(obs_n)
         context = self.context_n(z, hist_p, hist_a)
         zhat = self.latents_n(self.dynamics["decoder"].cache(context), actions_n)
-        policy_context = context
-        if self.training and self.cfg.policy_action_dropout > 0 and self.cfg.policy_sees_actions:  # BC head only
-            keep = torch.rand(z.shape[0], 1, 1, device=z.device) >= self.cfg.policy_action_dropout
-            policy_context = self.context_n(z, hist_p, hist_a * keep)
         out = {
             "zhat": zhat,
             "reward": self.rewards_n(z, zhat, actions_n, command_n),
             "value": self.values_n(zhat, command_n),
-            "policy": self.policy_n(self.policy["decoder"].cache(self.policy_context_n(policy_context)), z.shape[0],
+            "policy": self.policy_n(self.policy["decoder"].cache(self.policy_context_n(context)), z.shape[0],
                                    command_n),
             "actions_n": actions_n,
         }

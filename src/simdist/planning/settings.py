@@ -23,11 +23,11 @@ class MPPIConfig:
     max_std: float = 2.0
     policy_noise_std: float = 0.1
     # Penalty on leaving the BC chunk: R - prior_weight * mean((a - a_BC)^2) over the horizon, in normalised action
-    # units. 0 is the paper's planner; > 0 keeps the planner where the model was trained (docs/results.md).
+    # units. 0 is the paper's planner; > 0 keeps the planner where the model was trained (docs/findings.md).
     prior_weight: float = 0.0
     discount: float = 0.99
     # Weight of the terminal value in the return (1: the paper). Below 1 the planner leans on the predicted rewards,
-    # which the adapted dynamics moves, rather than on the frozen value head (docs/results/peg-insertion.md).
+    # which the adapted dynamics moves, rather than on the frozen value head (docs/tasks/peg-insertion.md).
     value_weight: float = 1.0
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0
@@ -45,14 +45,14 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
                                              temperature=0.4, init_std=1.0, policy_noise_std=0.1),
     # The paper's manipulation sampler held near the BC chunk: on Peg Insertion at CPU scale the planner without the
     # prior never grasps (its value errors dwarf the shaping), and wide BC noise spoils the millimetre insertion
-    # (docs/results/peg-insertion.md, "Peg Insertion").
+    # (docs/tasks/peg-insertion.md, "Peg Insertion").
     "manipulation-prior": lambda: replace(mppi_preset("paper-manipulation"), prior_weight=1000.0,
                                           policy_noise_std=0.02),
     "paper-quadruped": lambda: MPPIConfig(samples=450, policy_samples=22, iterations=8, elites=64,
                                           temperature=0.25, init_std=2.0, policy_noise_std=0.05),
     # Sized for 50 Hz on 2 CPU cores with the paper-quadruped model: the warm start carries the previous
     # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md). The prior penalty
-    # stops the planner exploiting the small model (sim success 0.03 -> 0.50 over 3 speeds, docs/results.md).
+    # stops the planner exploiting the small model (sim success 0.03 -> 0.50 over 3 speeds, docs/findings.md).
     "quadruped-cpu": lambda: MPPIConfig(samples=64, policy_samples=8, iterations=2, elites=16,
                                         temperature=0.25, init_std=2.0, policy_noise_std=0.05, prior_weight=2.0),
     # The same planner compiled: a one-off compile when the agent is built, then 14-16 ms instead of 19-21 ms plans.

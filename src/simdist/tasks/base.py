@@ -21,12 +21,14 @@ Conventions every task follows
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence, TypeVar, runtime_checkable
 
 import numpy as np
+
+from simdist.tasks.gaps import expand_with_sim
+from simdist.tasks.physics_files import load_physics_file
 
 DOMAINS = ("sim", "real")
 COMMAND_KEY = "command"
@@ -160,25 +162,6 @@ class TrainableExpertTask(Task, Protocol):
 P = TypeVar("P")
 
 
-def load_physics_file(path: str | Path) -> dict[str, Any]:
-    """Read a JSON or YAML physics-override file into a flat dict of field -> value."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"physics file not found: {path}")
-    text = path.read_text()
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        data = yaml.safe_load(text)
-    elif path.suffix.lower() == ".json":
-        data = json.loads(text)
-    else:
-        raise ValueError(f"physics file {path} must end in .json, .yaml or .yml")
-    if not isinstance(data, dict):
-        raise ValueError(f"physics file {path} must hold a mapping of parameter names to values")
-    return data
-
-
 def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None) -> P:
     """Return a copy of the physics dataclass ``base`` with ``overrides`` (dict or JSON/YAML file) applied.
 
@@ -211,8 +194,6 @@ def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
     defaults with ``physics`` (overrides: dict or JSON/YAML file, may hold ``with_sim``, simdist.tasks.gaps) applied."""
     if isinstance(physics, task.physics_type):
         return physics
-    from simdist.tasks.gaps import expand_with_sim  # gaps builds on this module
-
     return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics))
 
 

@@ -16,7 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Sequence
 
-from simdist.tasks.base import load_physics_file
+from simdist.tasks.physics_files import load_physics_file
 
 ALL = "all"
 WITH_SIM = "with_sim"  # the physics-override entry naming the groups to put back to sim

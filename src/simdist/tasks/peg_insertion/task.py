@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.peg_insertion import expert as expert_module
+from simdist.tasks.peg_insertion.critic import load_critic
 from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsertionEnv
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.physics import GAP_GROUPS, PegPhysics, default_physics
@@ -62,6 +63,4 @@ class PegInsertionTask(UR5eTask):
         return expert_module.teleoperator()
 
     def critic(self):
-        from simdist.tasks.peg_insertion.critic import load_critic
-
         return load_critic()

@@ -8,11 +8,13 @@ progress capped at the course length, and success is reaching it.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from simdist.tasks.base import TaskSpec, check_domain, domain_physics
 from simdist.tasks.quadruped import experts
@@ -82,9 +84,6 @@ class QuadrupedCourseTask:
     def train_expert(self, out_dir: str | Path, budget: int | None = None) -> Path:
         """PPO (train_expert.py) in ``out_dir`` up to ``budget`` iterations in all (resuming; default
         EXPERT_ITERATIONS), then export into experts.CHECKPOINT_DIR. Needs the `rl` extra (rsl-rl-lib)."""
-        import importlib.util
-
-        import torch
 
         if importlib.util.find_spec("rsl_rl") is None:
             raise ValueError('training the quadruped expert needs rsl-rl-lib: pip install -e ".[rl]"')

@@ -33,11 +33,12 @@ import torch
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, write_episodes
 from simdist.data.generate import GenerationConfig, NoiseWindows, dataset_statistics, expert_only, generation_preset
 from simdist.progress import progress_bar
+from simdist.tasks import get_task
+from simdist.tasks.base import domain_physics
 from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
 from simdist.tasks.quadruped.course_env import time_limit_s
-from simdist.tasks.base import domain_physics
 from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
 
 SCENES = ("terrain", "course")
@@ -259,8 +260,6 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
 
 
 def main(argv: list[str] | None = None) -> None:
-    from simdist.tasks import get_task
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="foam", choices=("foam", "slippery-slope"))
     parser.add_argument("--out", type=Path, required=True)

@@ -11,7 +11,7 @@ surfaces get priority 0 in `sim`: the randomised feet decide, exactly as in trai
   the feet: a standing robot creeps down the 5.7° panel (0.14 m in 2 s, against 0.02 m in `sim`) and the
   privileged expert slips (success 0.13, 1.43 m of 1.82). μ must stay above tan 5.7° ≈ 0.10, or no gait can
   climb at all: with the earlier μ = 0.075 (the PTFE-on-thermoplastic handbook value) total friction cannot
-  hold the robot's weight on that panel, and the expert itself stopped at its foot (docs/results.md). The
+  hold the robot's weight on that panel, and the expert itself stopped at its foot (docs/findings.md). The
   paper's robot crossed its panels after adaptation, so its effective friction was above that bound.
 * Foam: the pads become compliant through solref (0.05 s, damping ratio 1) and solimp (0.9, 0.9, 0.05) with
   priority 2: a standing robot's feet sink ≈ 2.9 cm (front) / 2.3 cm (rear) into the 5 cm pads (measured,

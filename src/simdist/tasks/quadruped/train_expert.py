@@ -21,11 +21,15 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from simdist.tasks.quadruped.experts import CHECKPOINT_DIR, load_exported, save_exported
+from simdist.tasks.quadruped.batch_env import QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import COMMAND_PRESETS
+from simdist.tasks.quadruped.experts import CHECKPOINT_DIR, load_exported, save_exported
+from simdist.tasks.quadruped.physics import SIM
 from simdist.tasks.quadruped.ppo import NUM_STEPS_PER_ENV, PPOSettings, QuadrupedVecEnv, ppo_config
+from simdist.tasks.quadruped.scenes import TrainingScene
 from simdist.tasks.quadruped.terrain import TERRAIN_KINDS
 
 log = logging.getLogger(__name__)
@@ -132,12 +136,6 @@ def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) ->
 def probe(run: Path, requested: PPOSettings, num_envs: int = 16, speed: float = 0.5, seconds: float = 10.0,
           iteration: int | None = None) -> dict:
     """How far the newest checkpoint is from walking: flat ground, DR on, a constant forward command."""
-    import numpy as np
-
-    from simdist.tasks.quadruped.batch_env import QuadrupedBatchEnv
-    from simdist.tasks.quadruped.physics import SIM
-    from simdist.tasks.quadruped.scenes import TrainingScene
-
     found = checkpoints(run)
     iteration = max(found) if iteration is None else iteration
     runner, _ = make_runner(run / "export_tmp", load_settings(run, requested), 0, num_envs=8)

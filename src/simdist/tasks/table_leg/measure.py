@@ -15,6 +15,9 @@ import json
 import logging
 import time
 
+import torch
+
+from simdist.experts.fitted_critic import CriticFitConfig, fit_and_save
 from simdist.tasks.table_leg.task import PACKAGE_DIR, TableLegTask
 from simdist.tasks.ur5e.measure import DOMAINS, measure_expert, measure_speed, measure_suboptimal
 
@@ -23,9 +26,6 @@ SPEED_STEPS, SPEED_EXPERT_TRIALS = 600, 5  # smaller than peg insertion's: a tab
 
 def fit_critic(episodes: int, epochs: int) -> dict[str, float]:
     """Fit V^e(s) with the generic helper (perturbed-then-expert rollouts, MC returns) and ship it in the package."""
-    import torch
-
-    from simdist.experts.fitted_critic import CriticFitConfig, fit_and_save
 
     torch.set_num_threads(1)
     start = time.perf_counter()

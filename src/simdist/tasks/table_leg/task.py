@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simdist.experts.fitted_critic import MLPCritic
 from simdist.tasks.table_leg import expert as expert_module
 from simdist.tasks.table_leg.env import CONTROL, InitialCondition, TableLegEnv
 from simdist.tasks.table_leg.layout import PROPRIO
@@ -59,8 +60,6 @@ class TableLegTask(UR5eTask):
     expert_module = expert_module
 
     def critic(self):
-        from simdist.experts.fitted_critic import MLPCritic
-
         if not (PACKAGE_DIR / "critic.json").exists():
             raise FileNotFoundError("table-leg critic missing; fit it with "
                                     "`python -m simdist.tasks.table_leg.measure critic`")

@@ -1,0 +1,1 @@
+"""Training: pretraining (Eq. 2), finetuning (Eq. 3) and the checkpoints they write."""

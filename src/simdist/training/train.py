@@ -1,0 +1,376 @@
+"""Pretraining on simulation data (Eq. 2) and dynamics-only finetuning on real data (Eq. 3).
+
+Both share one loop: Adam, linear warmup then cosine decay, periodic validation on held-out episodes,
+atomic checkpoints with optimiser state, and exact resume (batches are drawn from a generator seeded by
+(seed, step), so a resumed run sees the same batches as an uninterrupted one).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
+                            TrainConfig, replace)
+from simdist.data.episodes import read_info
+from simdist.data.windows import WindowDataset
+from simdist.model.loss import world_model_loss
+from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
+from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
+from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.progress import progress_bar
+from simdist.tasks.registry import get_task, task_names
+from simdist.training import checkpoint as ckpt
+
+log = logging.getLogger(__name__)
+VAL_BATCHES = 8
+
+
+@dataclass
+class TrainResult:
+    out_dir: Path
+    steps: int
+    train_loss: dict[str, float]
+    val_loss: dict[str, float]
+
+
+def default_device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def plan_device(name: str) -> torch.device:
+    """The device a user asked the world model to plan on ("cpu", "cuda", "cuda:1"), checked before any work."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise ValueError(f"unknown device {name!r}; valid: cpu, cuda, cuda:N") from None
+    if device.type not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {name!r}; valid: cpu, cuda, cuda:N")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {name!r}: PyTorch sees no CUDA device here (a CPU-only build, or no GPU)")
+    return device
+
+
+def lr_at(step: int, lr: float, lr_end: float, warmup: int, decay_steps: int) -> float:
+    """Linear warmup 0 → lr, then cosine decay lr → lr_end until `decay_steps` (warmup included)."""
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, decay_steps - warmup))
+    return lr_end + (lr - lr_end) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
+    """A fresh world model whose normaliser holds the statistics of `data` (the simulation dataset)."""
+    info = data.info
+    spec = ModelSpec(info.obs_shapes, info.action_dim, info.command_dim, info.action_low, info.action_high,
+                     sensor_noise_std=_sensor_noise_std(info.task) if cfg.sensor_noise_scale > 0 else {})
+    model = WorldModel(cfg, spec)
+    for name, st in data.statistics().items():
+        model.normalizer.set_stats(name, st.mean, st.std)
+    return model
+
+
+def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
+    if task_name not in task_names():
+        raise ValueError(f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
+                         f"{task_name!r} is not registered; registered: {task_names()}")
+    noise = get_task(task_name).spec.sensor_noise_std
+    if not noise:
+        raise ValueError(f"task {task_name!r} documents no sensor noise (TaskSpec.sensor_noise_std); "
+                         "use input_noise_std instead, or set sensor_noise_scale=0")
+    return noise
+
+
+def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device,
+                 tail_windows: bool = False) -> WindowDataset:
+    return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device, tail_windows=tail_windows)
+
+
+@torch.no_grad()
+def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig,
+             batch_size: int, seed: int = 0) -> dict[str, float]:
+    """Mean loss terms over up to VAL_BATCHES batches of `ids` (model in eval mode: no dropout, no noise)."""
+    if len(ids) == 0:
+        return {}
+    was_training = model.training
+    model.eval()
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(ids)[: VAL_BATCHES * batch_size]
+    totals: dict[str, float] = {}
+    chunks = np.array_split(ids, max(1, math.ceil(len(ids) / batch_size)))
+    for chunk in chunks:
+        _, logs = world_model_loss(model, data.batch(chunk), weights)
+        for k, v in logs.items():
+            totals[k] = totals.get(k, 0.0) + v / len(chunks)
+    model.train(was_training)
+    return totals
+
+
+def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:
+    """The training loop's settings for a finetune: decay over the run, one checkpoint at its end, no clipping,
+    averaging or compilation."""
+    return TrainConfig(steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr, lr_end=cfg.lr_end,
+                       warmup_steps=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
+                       val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, loss=cfg.loss)
+
+
+def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: str | Path,
+               cfg: TrainConfig, extra: dict | None = None, progress: bool = True,
+               replay: WindowDataset | None = None, replay_fraction: float = 0.0, extra_losses=()) -> TrainResult:
+    """Train `params` of `model` on `data` with `cfg`'s schedule, loss weights, validation and checkpoints (its
+    `bc_successful_only` and `tail_windows` are the data's business: see `pretrain`), resuming a run in `out_dir`.
+    `extra` is recorded in the checkpoint's config.json. A share `replay_fraction` of each batch comes from `replay`.
+    Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
+    With `cfg.ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
+    raw weights go to OUT/raw for an exact resume."""
+    out_dir, extra = Path(out_dir), extra or {}
+    steps, batch_size, lr, lr_end, seed = cfg.steps, cfg.batch_size, cfg.lr, cfg.lr_end, cfg.seed
+    warmup, decay_steps, weights, ema_decay = cfg.warmup_steps, cfg.decay_steps or cfg.steps, cfg.loss, cfg.ema_decay
+    out_dir.mkdir(parents=True, exist_ok=True)
+    optimizer = torch.optim.Adam(params, lr=lr)
+    device = next(model.parameters()).device
+    amp = cfg.amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
+    train_ids, val_ids = data.split(cfg.val_fraction, seed)
+    if len(train_ids) == 0:
+        raise ValueError("no training windows after the validation split; record more or longer episodes")
+    start = 0
+    ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(ema_decay)) if ema_decay else None
+    had_ema = False
+    if ckpt.has_trainer_state(out_dir):
+        had_ema = (out_dir / "raw" / "model.safetensors").exists()  # the optimiser's weights are the raw ones
+        ckpt.load_state_into(model, out_dir / "raw" if had_ema else out_dir)
+        start = int(ckpt.load_trainer_state(out_dir, optimizer)["step"])
+        if ema and had_ema:  # continue the average; a run without one starts it at the resumed weights
+            ckpt.load_state_into(ema.module, out_dir)
+            ema.n_averaged.fill_(max(start, 1))
+        log.info("resuming from step %d in %s", start, out_dir)
+    deployed = ema.module if ema else model  # what is validated, saved as the model and kept
+    forward_model = model  # a compiled one shares the parameters; saves use `model`
+    if cfg.compile:
+        log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", cfg.compile_mode)
+        forward_model = compile_model(model, cfg.compile_mode)
+    metrics_path = out_dir / "metrics.jsonl"
+    model.train()
+    train_logs: dict[str, float] = {}
+    val_logs: dict[str, float] = {}
+
+    def save(step: int) -> None:
+        if ema or had_ema:  # OUT/raw, once there, must stay current: a later resume reads it
+            ckpt.save_model(out_dir / "raw", model, extra)
+        ckpt.save_model(out_dir, deployed, extra)
+        if cfg.keep_checkpoints:  # a loadable copy per checkpoint, to choose among by closed-loop evaluation
+            ckpt.save_model(ckpt.kept_checkpoint_dir(out_dir, step), deployed, {**extra, "step": step})
+        ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
+
+    bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
+    last_record = (start, time.perf_counter())  # throughput between metrics records (validation excluded)
+    for step in bar:
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, lr, lr_end, warmup, decay_steps)
+        rng = np.random.default_rng([seed, step])
+        n_replay = int(round(batch_size * replay_fraction)) if replay is not None else 0
+        batch = data.batch(rng.choice(train_ids, batch_size - n_replay))
+        if n_replay:
+            batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
+        with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
+            loss, train_logs = world_model_loss(forward_model, batch, weights)
+            for extra_loss in extra_losses:
+                term, name, value = extra_loss(batch)
+                loss = loss + term
+                train_logs = {**train_logs, name: value, "total": train_logs["total"] + float(term.detach())}
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip:
+            torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
+        optimizer.step()
+        if ema:
+            ema.update_parameters(model)
+        done = step + 1
+        if done % cfg.val_every == 0 or done == steps:
+            steps_per_s = (done - last_record[0]) / max(time.perf_counter() - last_record[1], 1e-9)
+            val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
+            record = {"step": done, "lr": optimizer.param_groups[0]["lr"], "steps_per_s": round(steps_per_s, 3),
+                      **{f"train/{k}": v for k, v in train_logs.items()},
+                      **{f"val/{k}": v for k, v in val_logs.items()}}
+            with open(metrics_path, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
+            log.debug("step %d %s", done, record)
+            last_record = (done, time.perf_counter())
+        if done % cfg.checkpoint_every == 0 or done == steps:
+            save(done)
+    if start >= steps:
+        val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
+    return TrainResult(out_dir, steps, train_logs, val_logs)
+
+
+def compile_model(model: torch.nn.Module, mode: str) -> torch.nn.Module:
+    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step."""
+    try:
+        return torch.compile(model, mode=mode)
+    except RuntimeError as err:
+        raise ValueError(f"compile mode {mode!r}: {err}") from None
+
+
+def concat_batches(a: dict, b: dict) -> dict:
+    if ("bc_actions" in a) != ("bc_actions" in b):  # DAgger windows beside plain ones: BC targets = executed actions
+        a, b = ({**x, "bc_actions": x.get("bc_actions", x["actions"])} for x in (a, b))
+    return {k: concat_batches(v, b[k]) if isinstance(v, dict) else torch.cat((v, b[k])) for k, v in a.items()}
+
+
+def warm_start(model: WorldModel, checkpoint_dir: str | Path) -> int:
+    """Copy every tensor of a checkpoint into `model`; tensors the checkpoint lacks (modules the new
+    configuration adds, e.g. the reconstruction decoder) keep their fresh initialisation. Refuses to drop or
+    reshape a tensor of the checkpoint, so a changed width cannot pass silently. Returns the fresh count."""
+    source = ckpt.load_model(checkpoint_dir).state_dict()
+    own = model.state_dict()
+    lost = [f"{k} {tuple(v.shape)}" for k, v in source.items() if k not in own or own[k].shape != v.shape]
+    if lost:
+        raise ValueError(f"cannot warm-start from {checkpoint_dir}: the new model has no place for {lost[:5]}"
+                         f"{' …' if len(lost) > 5 else ''}; only added modules may differ")
+    model.load_state_dict(source, strict=False)
+    return len(own) - len(source)
+
+
+def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: TrainConfig,
+             device: torch.device | None = None, progress: bool = True,
+             init_from: str | Path | None = None) -> TrainResult:
+    """Train a world model on a simulation dataset: from scratch, or from the weights of `init_from` (a
+    checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run."""
+    device = device or default_device()
+    torch.manual_seed(cfg.seed)
+    data = load_windows(data_dir, model_cfg, device, cfg.tail_windows)
+    if cfg.bc_successful_only:
+        data.keep_bc_labels_of_successes()
+    model = build_model(model_cfg, data).to(device)
+    log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
+             len(data), data.n_episodes)
+    extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
+    if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
+        fresh = warm_start(model, init_from)
+        log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
+        extra["init_from"] = str(init_from)
+    return train_loop(model, list(model.parameters()), data, out_dir, cfg, extra, progress)
+
+
+def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:
+    """Freeze every parameter, then unfreeze the named groups; returns the trainable parameters."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    params = [p for g in groups for _, p in model.parameter_group(g)]
+    if not params:
+        raise ValueError(f"parameter groups {groups} hold no parameters")
+    for p in params:
+        p.requires_grad_(True)
+    return params
+
+
+def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneConfig) -> WorldModel:
+    """Apply a finetune's ModelConfig overrides: fields read at every forward pass (FINETUNE_MODEL_FIELDS, e.g. let
+    a retrained BC head see the history); with `cfg.fresh_policy`, the fresh BC head's shape; and a new single-step
+    head (`policy_step_width`) beside the kept chunk head."""
+    reshaped = {k for k in POLICY_SHAPE_FIELDS if k in overrides and overrides[k] != getattr(model.cfg, k)}
+    new_step = "policy_step_width" in reshaped
+    allowed = set(FINETUNE_MODEL_FIELDS) | {k for k in POLICY_SHAPE_FIELDS if k not in reshaped}
+    allowed |= reshaped if cfg.fresh_policy else reshaped & {"policy_step_width"}
+    if bad := sorted(set(overrides) - allowed):
+        raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
+                         f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}, and {list(POLICY_SHAPE_FIELDS)} "
+                         f"with fresh_policy=true (policy_step_width also without, to add a single-step head)")
+    new_cfg = replace(model.cfg, **overrides)
+    if not (cfg.fresh_policy or new_step):
+        model.cfg = new_cfg
+        return model
+    if "policy" not in cfg.trainable or cfg.policy_anchor > 0:
+        raise ValueError("fresh_policy needs 'policy' among the trainable groups and policy_anchor = 0 (there is no "
+                         "earlier head to stay near); so does a new single-step head (policy_step_width)")
+    fresh = WorldModel(new_cfg, model.spec).to(next(model.parameters()).device)
+    renewed = {n for n, _ in fresh.parameter_group("policy") if cfg.fresh_policy or n.startswith("policy.step.")}
+    missing, unexpected = fresh.load_state_dict({k: v for k, v in model.state_dict().items()
+                                                 if k not in renewed and not k.startswith("policy.step.")},
+                                                strict=False)
+    assert not unexpected and set(missing) == renewed, (missing, unexpected)
+    return fresh
+
+
+def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
+             device: torch.device | None = None, progress: bool = True,
+             sim_data: str | Path | WindowDataset | None = None, value_td: ValueTDConfig = ValueTDConfig(),
+             model_overrides: dict[str, Any] | None = None) -> TrainResult:
+    """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
+
+    The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
+    Real data need no reward, value or expert labels (``cfg.loss`` weights other terms only for data that have
+    them, e.g. demonstrations for the BC head). When "value" is trainable (the Fig. 10 ablation), the
+    value head is trained on a TD target bootstrapped from a frozen copy of itself (model/value_td.py).
+    `sim_data` (replayed when `cfg.sim_replay_fraction` > 0) is a dataset directory, or its windows already loaded
+    by `load_windows` (Alg. 1 loads them once for all rounds).
+    """
+    device = device or default_device()
+    torch.manual_seed(cfg.seed)
+    model = _reconfigured(ckpt.load_model(checkpoint_dir, map_location=device), model_overrides or {}, cfg)
+    if model.cfg.sensor_noise_scale > 0 and not model.spec.sensor_noise_std:
+        # pretrained without the augmentation, the checkpoint stores no noise stds: take the task's documented ones
+        model.spec = replace(model.spec, sensor_noise_std=_sensor_noise_std(read_info(data_dir).task))
+    data = load_windows(data_dir, model.cfg, device, cfg.tail_windows)
+    if cfg.bc_successful_only:
+        data.keep_bc_labels_of_successes()
+    if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
+        raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
+                         f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
+    replay = None
+    if cfg.sim_replay_fraction > 0:
+        if sim_data is None:
+            raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
+        replay = (sim_data if isinstance(sim_data, WindowDataset)
+                  else load_windows(sim_data, model.cfg, device, cfg.tail_windows))
+        if (replay.H, replay.T, replay.device) != (model.cfg.history, model.cfg.horizon, torch.device(device)):
+            raise ValueError(f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
+                             f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")
+        if not cfg.replay_labels:  # replayed windows train the latent term only (a copy: the caller's keep theirs)
+            replay = copy.copy(replay)
+            replay.labelled = torch.zeros_like(replay.labelled)
+            replay.bc_labelled = torch.zeros_like(replay.bc_labelled)
+    labelled = [data] + ([replay] if replay is not None and cfg.replay_labels else [])  # who can feed each term
+    unlabelled_replay = ("" if replay is None else " (nor has the replay)" if cfg.replay_labels
+                         else " (replay_labels off)")
+    for terms, steps, labels in ((("reward", "value"), "labelled_steps", "reward/value labels"),
+                                 (("bc",), "bc_labelled_steps", "expert flags (demonstrations, corrections)")):
+        if any(getattr(cfg.loss, k) > 0 for k in terms) and not any(getattr(d, steps).any() for d in labelled):
+            raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
+                             f"{data_dir} has none{unlabelled_replay} (plain robot logs have neither; see "
+                             "docs/real-robot.md)")
+    params = set_trainable(model, cfg.trainable)
+    log.info("finetuning %s (%d params) on %d windows of %s", cfg.trainable, sum(p.numel() for p in params), len(data),
+             data_dir)
+    extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
+    extra_losses = []
+    if "value" in cfg.trainable and value_td.weight:
+        target_value = value_target_network(model)  # the pretrained value, before any update
+        extra["value_td"] = asdict(value_td)
+
+        def value_td_term(batch: dict) -> tuple[torch.Tensor, str, float]:
+            term = value_td_loss(model, target_value, batch, value_td.discount)
+            return value_td.weight * term, "value_td", float(term.detach())
+        extra_losses.append(value_td_term)
+    if "policy" in cfg.trainable and cfg.policy_anchor:
+        if {"encoder", "history"} & set(cfg.trainable):
+            raise ValueError("policy_anchor compares the head on one context: keep the encoder and history frozen")
+        anchor = frozen_copy(model)  # the head before any update
+
+        def anchor_term(batch: dict) -> tuple[torch.Tensor, str, float]:
+            term = policy_anchor_loss(model, anchor, batch)
+            return cfg.policy_anchor * term, "policy_anchor", float(term.detach())
+        extra_losses.append(anchor_term)
+    return train_loop(model, params, data, out_dir, finetune_schedule(cfg), extra, progress, replay,
+                      cfg.sim_replay_fraction, extra_losses)
