@@ -129,6 +129,12 @@ class WorldModel(nn.Module):
         if cfg.reconstruction:
             flat = sum(math.prod(s) for s in spec.obs_shapes.values())
             self.decoder = MLP(d, (cfg.ffn_dim,), flat)
+        if cfg.head_ensemble:  # built last, so the paper's modules draw the same initial weights with or without
+            K = cfg.head_ensemble
+            self.reward_members = nn.ModuleList(
+                TrajectoryHead(d + A + C, cfg, cfg.reward.layers, cfg.reward.heads, per_step) for _ in range(K))
+            self.value_members = nn.ModuleList(
+                TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step) for _ in range(K))
 
     # ------------------------------------------------------------------------------ parameter groups
     def parameter_group(self, name: str) -> list[tuple[str, nn.Parameter]]:
@@ -138,8 +144,8 @@ class WorldModel(nn.Module):
             "history": ("history.", "history_time", "history_type"),
             "action_embedding": ("action_embedding.", "action_position"),
             "dynamics": ("dynamics.",),
-            "reward": ("reward.",),
-            "value": ("value.",),
+            "reward": ("reward.", "reward_members."),
+            "value": ("value.", "value_members."),
             "policy": ("policy.", "policy_position"),
             "decoder": ("decoder.",),
         }
@@ -190,16 +196,29 @@ class WorldModel(nn.Module):
             return x
         return torch.cat((x, command_n.expand(*x.shape[:-1], command_n.shape[-1])), dim=-1)
 
+    def _reward_inputs(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor,
+                       command_n: torch.Tensor | None) -> torch.Tensor:
+        """Step k's reward-head input: z_{t+k} (z_t, then predicted latents), a_{t+k} and g_{t+k}."""
+        z_seq = torch.cat((z.unsqueeze(1).expand(zhat.shape[0], 1, -1), zhat[:, :-1]), dim=1)
+        x = torch.cat((z_seq, actions_n), dim=-1)
+        return self._with_command(x, None if command_n is None else command_n[:, :-1])
+
     def rewards_n(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor,
                   command_n: torch.Tensor | None) -> torch.Tensor:
         """r̂_{t..t+T-1}; step k sees z_{t+k} (z_t, then predicted latents), a_{t+k} and g_{t+k}."""
-        z_seq = torch.cat((z.unsqueeze(1).expand(zhat.shape[0], 1, -1), zhat[:, :-1]), dim=1)
-        x = torch.cat((z_seq, actions_n), dim=-1)
-        return self.reward(self._with_command(x, None if command_n is None else command_n[:, :-1]))
+        return self.reward(self._reward_inputs(z, zhat, actions_n, command_n))
 
     def values_n(self, zhat: torch.Tensor, command_n: torch.Tensor | None, last_only: bool = False) -> torch.Tensor:
         """v̂_{t+1..t+T} from the predicted latents and g_{t+1..t+T} (only v̂_{t+T} with `last_only`)."""
         return self.value(self._with_command(zhat, None if command_n is None else command_n[:, 1:]), last_only)
+
+    def members_n(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor, command_n: torch.Tensor | None,
+                  last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """The ensemble heads' (rewards (K, B, T), values (K, B, T or 1)) on the same inputs as the paper's heads."""
+        x_r = self._reward_inputs(z, zhat, actions_n, command_n)
+        x_v = self._with_command(zhat, None if command_n is None else command_n[:, 1:])
+        return (torch.stack([m(x_r) for m in self.reward_members]),
+                torch.stack([m(x_v, last_only) for m in self.value_members]))
 
     def policy_n(self, policy_kv: list, batch: int, command_n: torch.Tensor | None) -> torch.Tensor:
         """Base-policy action chunk â_{t..t+T-1} (normalised)."""
@@ -246,6 +265,9 @@ class WorldModel(nn.Module):
         }
         if "step" in self.policy:
             out["policy_step"] = self.step_policy_n(z, command_n)
+        if self.cfg.head_ensemble:  # detached: the members learn from the model, never the other way round
+            out["reward_members"], out["value_members"] = self.members_n(z.detach(), zhat.detach(), actions_n,
+                                                                         command_n)
         with torch.no_grad():  # sg(E(o_{t+1..t+T})): clean future observations, no augmentation
             future_n = self.normalize_obs(batch["future_obs"])
             out["z_target"] = self.encode_n(future_n)
@@ -273,11 +295,17 @@ class WorldModel(nn.Module):
 
     @torch.no_grad()
     def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
-                       value_weight: float = 1.0) -> torch.Tensor:
+                       value_weight: float = 1.0, uncertainty_weight: float = 0.0) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
-        paper's return)."""
-        rewards, terminal = self.return_parts_n(ctx, self.latents_n(ctx.dynamics_kv, actions_n), actions_n, discount)
-        return rewards + value_weight * discount ** actions_n.shape[1] * terminal
+        paper's return), minus `uncertainty_weight` × the spread of that return over the ensemble heads where the
+        model has them (ModelConfig.head_ensemble)."""
+        zhat = self.latents_n(ctx.dynamics_kv, actions_n)
+        rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
+        returns = rewards + value_weight * discount ** actions_n.shape[1] * terminal
+        if uncertainty_weight and self.cfg.head_ensemble:
+            spread = torch.cat((returns[None], self.member_returns_n(ctx, zhat, actions_n, discount, value_weight)))
+            returns = returns - uncertainty_weight * spread.std(dim=0)
+        return returns
 
     def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
                        discount: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -288,6 +316,17 @@ class WorldModel(nn.Module):
         T = actions_n.shape[1]
         gammas = discount ** torch.arange(T, dtype=rewards.dtype, device=rewards.device)
         return rewards @ gammas, terminal[:, -1]
+
+    def member_returns_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor, discount: float,
+                         value_weight: float = 1.0) -> torch.Tensor:
+        """(K, N) returns of the ensemble heads, raw units."""
+        cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
+        rewards_n, values_n = self.members_n(ctx.z, zhat, actions_n, cmd, last_only=True)
+        rewards = self.normalizer.denormalize(REWARD, rewards_n)
+        terminal = self.normalizer.denormalize(VALUE, values_n)[..., -1]
+        T = actions_n.shape[1]
+        gammas = discount ** torch.arange(T, dtype=rewards.dtype, device=rewards.device)
+        return rewards @ gammas + value_weight * discount ** T * terminal
 
     @torch.no_grad()
     def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:

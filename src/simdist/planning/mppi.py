@@ -93,7 +93,8 @@ class MPPIPlanner:
         return seconds
 
     def _returns(self, ctx: PlanningContext, candidates: torch.Tensor) -> torch.Tensor:
-        return self.model.plan_returns_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight)
+        return self.model.plan_returns_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight,
+                                         self.cfg.uncertainty_weight)
 
     def _policy_chunk(self, ctx: PlanningContext) -> torch.Tensor:
         if self._policy is None:
@@ -219,7 +220,8 @@ def _compiled_heads(planner: MPPIPlanner):
     def iterate(z, dynamics_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
         ctx = PlanningContext(z, dynamics_kv, [], command_n)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
-        returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight)
+        returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
+                                            cfg.uncertainty_weight)
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one

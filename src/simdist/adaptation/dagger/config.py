@@ -55,5 +55,5 @@ class DaggerConfig:
         """The policy head alone, on the BC term alone (the DAgger data has no reward or value)."""
         return FinetuneConfig(steps=steps, batch_size=self.batch_size, lr=self.lr, lr_end=self.lr_end,
                               warmup_steps=self.warmup_steps, trainable=("policy",),
-                              loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
+                              loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0, ensemble=0.0),
                               sim_replay_fraction=self.sim_replay_fraction, tail_windows=self.tail_windows)
