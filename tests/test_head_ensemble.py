@@ -4,9 +4,11 @@ frozen by a dynamics finetune, and read by the planner as the model's uncertaint
 import pytest
 import torch
 
-from simdist.config import LossConfig, replace
+from simdist.config import FinetuneConfig, LossConfig, replace
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, PlanningContext, WorldModel
+from simdist.training.checkpoint import load_model
+from simdist.training.train import finetune
 
 SPEC = ModelSpec(obs_shapes={"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,))
 
@@ -39,7 +41,8 @@ def test_members_learn_from_the_model_but_never_train_it(tiny_cfg):
     members = [n for n, p in model.named_parameters() if p.grad is not None and p.grad.abs().sum() > 0]
     assert members and all(n.startswith(("reward_members.", "value_members.")) for n in members)
     frozen = {n for group in ("reward", "value") for n, _ in model.parameter_group(group)}
-    assert {n for n, _ in model.named_parameters() if "_members." in n} <= frozen  # a dynamics finetune leaves them
+    members_group = {n for n, _ in model.parameter_group("ensemble")}
+    assert members_group == {n for n, _ in model.named_parameters() if "_members." in n} and not members_group & frozen
 
 
 def test_the_planner_subtracts_the_members_spread(tiny_cfg):
@@ -60,3 +63,16 @@ def test_the_planner_subtracts_the_members_spread(tiny_cfg):
 def test_head_ensemble_of_one_is_refused(tiny_cfg):
     with pytest.raises(ValueError, match="head_ensemble"):
         replace(tiny_cfg, head_ensemble=1)
+
+
+def test_a_finetune_adds_members_to_a_trained_model_and_changes_nothing_else(pretrained, pendulum_data, tmp_path):
+    cfg = replace(FinetuneConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10),
+                  trainable=("ensemble",), loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=0.0, ensemble=1.0))
+    result = finetune(pretrained, pendulum_data, tmp_path / "ens", cfg, progress=False,
+                      model_overrides={"head_ensemble": 2})
+    before, after = load_model(pretrained).state_dict(), load_model(result.out_dir).state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert load_model(result.out_dir).cfg.head_ensemble == 2 and any("value_members.1." in k for k in after)
+    with pytest.raises(ValueError, match="--trainable ensemble"):
+        finetune(pretrained, pendulum_data, tmp_path / "no", replace(cfg, trainable=("dynamics",)), progress=False,
+                 model_overrides={"head_ensemble": 2})

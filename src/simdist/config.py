@@ -168,7 +168,7 @@ class FinetuneConfig:
     val_every: int = 100
     seed: int = 0
     # Parameter groups to train: any of "encoder", "history", "action_embedding", "dynamics",
-    # "reward", "value", "policy" (see WorldModel.PARAMETER_GROUPS).
+    # "reward", "value", "policy", "ensemble" (see WorldModel.PARAMETER_GROUPS).
     trainable: tuple[str, ...] = ("dynamics",)
     loss: LossConfig = LossConfig(latent=1.0, reward=0.0, value=0.0, bc=0.0, ensemble=0.0)
     # Share of each batch drawn from the simulation dataset. The paper finetunes on real data alone (0.0);

@@ -87,7 +87,8 @@ class PlanningContext:
 
 
 class WorldModel(nn.Module):
-    PARAMETER_GROUPS = ("encoder", "history", "action_embedding", "dynamics", "reward", "value", "policy", "decoder")
+    PARAMETER_GROUPS = ("encoder", "history", "action_embedding", "dynamics", "reward", "value", "policy", "decoder",
+                        "ensemble")
 
     def __init__(self, cfg: ModelConfig, spec: ModelSpec):
         super().__init__()
@@ -144,8 +145,9 @@ class WorldModel(nn.Module):
             "history": ("history.", "history_time", "history_type"),
             "action_embedding": ("action_embedding.", "action_position"),
             "dynamics": ("dynamics.",),
-            "reward": ("reward.", "reward_members."),
-            "value": ("value.", "value_members."),
+            "reward": ("reward.",),
+            "value": ("value.",),
+            "ensemble": ("reward_members.", "value_members."),
             "policy": ("policy.", "policy_position"),
             "decoder": ("decoder.",),
         }
