@@ -66,15 +66,17 @@ class ModelConfig:
     # replaces the chunk's first, the one a deployed head executes and MPPI's BC proposals start with. The chunk
     # head trails an MLP on the same frozen latent on `real` foam (docs/tasks/foam.md).
     policy_step_width: int = 0
-    # Extra reward and value heads (K members) trained beside the paper's on detached predicted latents, each from
-    # its own initialisation and bootstrap weights. The spread of their returns is the model's own uncertainty about
-    # a candidate, which the planner subtracts (MPPIConfig.uncertainty_weight): it grows where candidates lead the
-    # dynamics away from the data. 0: the paper's model.
-    head_ensemble: int = 0
+    # Extra dynamics decoders (K members) trained beside the paper's on its detached context, each from its own
+    # initialisation and bootstrap weights, and finetuned with it in Alg. 1. The spread of the returns that the
+    # frozen heads read off their predictions is the model's own uncertainty about a candidate, which the planner
+    # subtracts (MPPIConfig.uncertainty_weight): it is large where candidates leave the data the dynamics was fitted
+    # on, and shrinks where real data arrives. 0: the paper's model.
+    dynamics_ensemble: int = 0
 
     def __post_init__(self) -> None:
-        if self.head_ensemble < 0 or self.head_ensemble == 1:
-            raise ValueError(f"head_ensemble is a number of extra heads (0, or at least 2), got {self.head_ensemble}")
+        if self.dynamics_ensemble < 0 or self.dynamics_ensemble == 1:
+            raise ValueError("dynamics_ensemble is a number of extra dynamics decoders (0, or at least 2), got "
+                             f"{self.dynamics_ensemble}")
         for name in ("dynamics", "reward", "value", "policy"):
             stack = getattr(self, name)
             if isinstance(stack, dict):  # loaded from JSON
@@ -109,8 +111,8 @@ class LossConfig:
     # Extra weight on the chunk's first BC step, the action a deployed head executes (0 = the paper's uniform mean
     # over the chunk; docs/tasks/foam.md: Foam's head after DAgger).
     bc_first_step: float = 0.0
-    # The ensemble heads' reward + value terms (ModelConfig.head_ensemble); their inputs are detached, so this weight
-    # never changes the rest of the model's training.
+    # The ensemble decoders' latent term (ModelConfig.dynamics_ensemble); their inputs are detached, so this weight
+    # never changes the rest of the model's training. It needs no labels: Alg. 1 trains the members on real data too.
     ensemble: float = 1.0
 
 
@@ -169,8 +171,8 @@ class FinetuneConfig:
     seed: int = 0
     # Parameter groups to train: any of "encoder", "history", "action_embedding", "dynamics",
     # "reward", "value", "policy", "ensemble" (see WorldModel.PARAMETER_GROUPS).
-    trainable: tuple[str, ...] = ("dynamics",)
-    loss: LossConfig = LossConfig(latent=1.0, reward=0.0, value=0.0, bc=0.0, ensemble=0.0)
+    trainable: tuple[str, ...] = ("dynamics",)  # "dynamics" includes the ensemble decoders where the model has them
+    loss: LossConfig = LossConfig(latent=1.0, reward=0.0, value=0.0, bc=0.0)
     # Share of each batch drawn from the simulation dataset. The paper finetunes on real data alone (0.0);
     # replay keeps the dynamics' response to actions the real data never tries.
     sim_replay_fraction: float = 0.0
@@ -333,8 +335,7 @@ def with_bc_head(cfg: FinetuneConfig) -> FinetuneConfig:
     """A finetune that also trains the policy head with Eq. 2's BC term, on the steps flagged as expert actions
     (demonstrations, operator corrections, replayed simulation windows); reward and value stay out."""
     return dataclasses.replace(cfg, trainable=("dynamics", "policy"),
-                               loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc,
-                                              ensemble=0.0))
+                               loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc))
 
 
 def with_steps(cfg: C, steps: int) -> C:

@@ -64,14 +64,11 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
             step = labelled_mean(action_error(out["policy_step"], target[:, 0]) * mask[:, 0], "bc_labelled")
             extra_logs["bc_step"] = step
             terms["bc"] = terms["bc"] + step
-    if weights.ensemble and "reward_members" in out:  # each member fits its own bootstrap of the labelled windows
-        K, B = out["reward_members"].shape[:2]
-        boot = -torch.rand(K, B, device=out["zhat"].device).clamp_min(1e-6).log()  # Exp(1): the Bayesian bootstrap
-        reward_target = model.normalizer.normalize(REWARD, batch["rewards"])
-        value_target = model.normalizer.normalize(VALUE, batch["values"])
-        err = ((out["reward_members"] - reward_target).pow(2).mean(-1)
-               + (out["value_members"] - value_target).pow(2).mean(-1))  # (K, B)
-        terms["ensemble"] = labelled_mean((boot * err).mean(0))
+    if weights.ensemble and "zhat_members" in out:  # each member fits its own bootstrap of the windows
+        K, B = out["zhat_members"].shape[:2]
+        boot = -torch.rand(K, B, 1, device=out["zhat"].device).clamp_min(1e-6).log()  # Exp(1): Bayesian bootstrap
+        err = (out["zhat_members"] - out["z_target"]).pow(2).mean(-1)  # (K, B, T)
+        terms["ensemble"] = future_mean((boot * err).mean(0).unsqueeze(-1))
     if weights.reconstruction and "recon" in out:
         terms["reconstruction"] = future_mean((out["recon"] - out["recon_target"]).pow(2))
     total = sum(getattr(weights, name) * value for name, value in terms.items())

@@ -84,6 +84,7 @@ class PlanningContext:
     dynamics_kv: list = field(default_factory=list)
     policy_kv: list = field(default_factory=list)
     command_n: torch.Tensor | None = None  # (1, T+1, C), normalised, held constant over the horizon
+    member_kv: list = field(default_factory=list)  # one K/V cache per ensemble decoder (ModelConfig.dynamics_ensemble)
 
 
 class WorldModel(nn.Module):
@@ -130,12 +131,12 @@ class WorldModel(nn.Module):
         if cfg.reconstruction:
             flat = sum(math.prod(s) for s in spec.obs_shapes.values())
             self.decoder = MLP(d, (cfg.ffn_dim,), flat)
-        if cfg.head_ensemble:  # built last, so the paper's modules draw the same initial weights with or without
-            K = cfg.head_ensemble
-            self.reward_members = nn.ModuleList(
-                TrajectoryHead(d + A + C, cfg, cfg.reward.layers, cfg.reward.heads, per_step) for _ in range(K))
-            self.value_members = nn.ModuleList(
-                TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step) for _ in range(K))
+        if cfg.dynamics_ensemble:  # built last, so the paper's modules draw the same initial weights with or without
+            self.dynamics_members = nn.ModuleList(nn.ModuleDict({
+                "decoder": TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
+                                              cfg.attention_dropout, cfg.mlp_dropout),
+                "out": nn.Linear(d, d),
+            }) for _ in range(cfg.dynamics_ensemble))
 
     # ------------------------------------------------------------------------------ parameter groups
     def parameter_group(self, name: str) -> list[tuple[str, nn.Parameter]]:
@@ -144,10 +145,10 @@ class WorldModel(nn.Module):
             "encoder": ("encoder.",),
             "history": ("history.", "history_time", "history_type"),
             "action_embedding": ("action_embedding.", "action_position"),
-            "dynamics": ("dynamics.",),
+            "dynamics": ("dynamics.", "dynamics_members."),
             "reward": ("reward.",),
             "value": ("value.",),
-            "ensemble": ("reward_members.", "value_members."),
+            "ensemble": ("dynamics_members.",),
             "policy": ("policy.", "policy_position"),
             "decoder": ("decoder.",),
         }
@@ -193,6 +194,13 @@ class WorldModel(nn.Module):
         q = self.action_embedding(actions_n) + self.action_position
         return self.dynamics["out"](self.dynamics["decoder"](q, dynamics_kv))
 
+    def member_latents_n(self, member_kv: list, actions_n: torch.Tensor, detach: bool = False) -> torch.Tensor:
+        """(K, N, T, d): each ensemble decoder's ẑ_{t+1..t+T} (`member_kv`: one K/V cache per member); `detach`
+        keeps the shared action embedding out of the members' gradients."""
+        q = self.action_embedding(actions_n) + self.action_position
+        q = q.detach() if detach else q
+        return torch.stack([m["out"](m["decoder"](q, kv)) for m, kv in zip(self.dynamics_members, member_kv)])
+
     def _with_command(self, x: torch.Tensor, command_n: torch.Tensor | None) -> torch.Tensor:
         if command_n is None:
             return x
@@ -213,14 +221,6 @@ class WorldModel(nn.Module):
     def values_n(self, zhat: torch.Tensor, command_n: torch.Tensor | None, last_only: bool = False) -> torch.Tensor:
         """v̂_{t+1..t+T} from the predicted latents and g_{t+1..t+T} (only v̂_{t+T} with `last_only`)."""
         return self.value(self._with_command(zhat, None if command_n is None else command_n[:, 1:]), last_only)
-
-    def members_n(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor, command_n: torch.Tensor | None,
-                  last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """The ensemble heads' (rewards (K, B, T), values (K, B, T or 1)) on the same inputs as the paper's heads."""
-        x_r = self._reward_inputs(z, zhat, actions_n, command_n)
-        x_v = self._with_command(zhat, None if command_n is None else command_n[:, 1:])
-        return (torch.stack([m(x_r) for m in self.reward_members]),
-                torch.stack([m(x_v, last_only) for m in self.value_members]))
 
     def policy_n(self, policy_kv: list, batch: int, command_n: torch.Tensor | None) -> torch.Tensor:
         """Base-policy action chunk â_{t..t+T-1} (normalised)."""
@@ -267,9 +267,9 @@ class WorldModel(nn.Module):
         }
         if "step" in self.policy:
             out["policy_step"] = self.step_policy_n(z, command_n)
-        if self.cfg.head_ensemble:  # detached: the members learn from the model, never the other way round
-            out["reward_members"], out["value_members"] = self.members_n(z.detach(), zhat.detach(), actions_n,
-                                                                         command_n)
+        if self.cfg.dynamics_ensemble:  # detached: the members learn from the model, never the other way round
+            kv = [m["decoder"].cache(context.detach()) for m in self.dynamics_members]
+            out["zhat_members"] = self.member_latents_n(kv, actions_n, detach=True)
         with torch.no_grad():  # sg(E(o_{t+1..t+T})): clean future observations, no augmentation
             future_n = self.normalize_obs(batch["future_obs"])
             out["z_target"] = self.encode_n(future_n)
@@ -293,21 +293,24 @@ class WorldModel(nn.Module):
             command_n = self.normalizer.normalize(COMMAND, command).reshape(1, 1, -1)
             command_n = command_n.expand(1, self.cfg.horizon + 1, -1)
         policy_kv = self.policy["decoder"].cache(self.policy_context_n(context))
-        return PlanningContext(z, self.dynamics["decoder"].cache(context), policy_kv, command_n)
+        member_kv = [m["decoder"].cache(context) for m in self.dynamics_members] if self.cfg.dynamics_ensemble else []
+        return PlanningContext(z, self.dynamics["decoder"].cache(context), policy_kv, command_n, member_kv)
 
     @torch.no_grad()
     def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
                        value_weight: float = 1.0, uncertainty_weight: float = 0.0) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
-        paper's return), minus `uncertainty_weight` × the spread of that return over the ensemble heads where the
-        model has them (ModelConfig.head_ensemble)."""
+        paper's return), minus `uncertainty_weight` × the spread of that return over the ensemble decoders' predictions
+        where the model has them (ModelConfig.dynamics_ensemble)."""
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
-        rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
-        returns = rewards + value_weight * discount ** actions_n.shape[1] * terminal
-        if uncertainty_weight and self.cfg.head_ensemble:
-            spread = torch.cat((returns[None], self.member_returns_n(ctx, zhat, actions_n, discount, value_weight)))
-            returns = returns - uncertainty_weight * spread.std(dim=0)
-        return returns
+        if not (uncertainty_weight and self.cfg.dynamics_ensemble):
+            rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
+            return rewards + value_weight * discount ** actions_n.shape[1] * terminal
+        K, N = self.cfg.dynamics_ensemble, actions_n.shape[0]
+        every = torch.cat((zhat[None], self.member_latents_n(ctx.member_kv, actions_n))).flatten(0, 1)
+        rewards, terminal = self.return_parts_n(ctx, every, actions_n.repeat(K + 1, 1, 1), discount)
+        returns = (rewards + value_weight * discount ** actions_n.shape[1] * terminal).view(K + 1, N)
+        return returns[0] - uncertainty_weight * returns.std(dim=0)
 
     def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
                        discount: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -318,17 +321,6 @@ class WorldModel(nn.Module):
         T = actions_n.shape[1]
         gammas = discount ** torch.arange(T, dtype=rewards.dtype, device=rewards.device)
         return rewards @ gammas, terminal[:, -1]
-
-    def member_returns_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor, discount: float,
-                         value_weight: float = 1.0) -> torch.Tensor:
-        """(K, N) returns of the ensemble heads, raw units."""
-        cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
-        rewards_n, values_n = self.members_n(ctx.z, zhat, actions_n, cmd, last_only=True)
-        rewards = self.normalizer.denormalize(REWARD, rewards_n)
-        terminal = self.normalizer.denormalize(VALUE, values_n)[..., -1]
-        T = actions_n.shape[1]
-        gammas = discount ** torch.arange(T, dtype=rewards.dtype, device=rewards.device)
-        return rewards @ gammas + value_weight * discount ** T * terminal
 
     @torch.no_grad()
     def plan_policy_n(self, ctx: PlanningContext) -> torch.Tensor:

@@ -87,7 +87,8 @@ class MPPIPlanner:
         std = torch.full((self.T, self.A), self.cfg.init_std, device=self.device)
         noise = [torch.zeros(n, self.T, self.A, device=self.device)
                  for n in (self.cfg.samples, self.cfg.policy_samples)]
-        self._iterate(ctx.z, ctx.dynamics_kv, ctx.command_n, policy_chunk.clone(), std, policy_chunk, *noise)
+        self._iterate(ctx.z, ctx.dynamics_kv, ctx.member_kv, ctx.command_n, policy_chunk.clone(), std, policy_chunk,
+                      *noise)
         seconds = time.perf_counter() - t0
         log.info("MPPI: compiled the planner iteration in %.1f s", seconds)
         return seconds
@@ -126,8 +127,8 @@ class MPPIPlanner:
             if self._iterate is None:
                 new_mean, new_std, best_r = self._iteration(ctx, mean, std, policy_chunk, noise, policy_noise)
             else:
-                new_mean, new_std, best_r = _call_compiled(self._iterate, ctx.z, ctx.dynamics_kv, ctx.command_n,
-                                                           mean, std, policy_chunk, noise, policy_noise)
+                new_mean, new_std, best_r = _call_compiled(self._iterate, ctx.z, ctx.dynamics_kv, ctx.member_kv,
+                                                           ctx.command_n, mean, std, policy_chunk, noise, policy_noise)
             if not torch.isfinite(best_r):
                 fallback = True
                 mean = policy_chunk
@@ -217,8 +218,8 @@ def _compiled_heads(planner: MPPIPlanner):
     stay graph inputs (finetuning is seen), a new shape or dtype recompiles."""
     model, cfg, clip = planner.model, planner.cfg, planner._clip
 
-    def iterate(z, dynamics_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
-        ctx = PlanningContext(z, dynamics_kv, [], command_n)
+    def iterate(z, dynamics_kv, member_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
+        ctx = PlanningContext(z, dynamics_kv, [], command_n, member_kv)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
         returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
                                             cfg.uncertainty_weight)

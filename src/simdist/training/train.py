@@ -278,13 +278,13 @@ def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.P
 def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneConfig) -> WorldModel:
     """Apply a finetune's ModelConfig overrides: fields read at every forward pass (FINETUNE_MODEL_FIELDS, e.g. let
     a retrained BC head see the history); with `cfg.fresh_policy`, the fresh BC head's shape; and a new single-step
-    head (`policy_step_width`) beside the kept chunk head; or ensemble heads (`head_ensemble`) beside the model's,
-    trained with the `ensemble` group on its own frozen latents."""
-    if "head_ensemble" in overrides and overrides["head_ensemble"] != model.cfg.head_ensemble:
+    head (`policy_step_width`) beside the kept chunk head; or ensemble decoders (`dynamics_ensemble`) beside the
+    model's dynamics, trained with the `ensemble` group on its frozen context (on its simulation data)."""
+    if "dynamics_ensemble" in overrides and overrides["dynamics_ensemble"] != model.cfg.dynamics_ensemble:
         if "ensemble" not in cfg.trainable:
-            raise ValueError("head_ensemble adds ensemble heads: train them with --trainable ensemble "
-                             "(and --set loss.ensemble=1 on simulation data with reward and value labels)")
-        fresh = WorldModel(replace(model.cfg, head_ensemble=overrides.pop("head_ensemble")), model.spec)
+            raise ValueError("dynamics_ensemble adds ensemble decoders: train them with --trainable ensemble, on "
+                             "the model's simulation data")
+        fresh = WorldModel(replace(model.cfg, dynamics_ensemble=overrides.pop("dynamics_ensemble")), model.spec)
         fresh = fresh.to(next(model.parameters()).device)
         kept = {k: v for k, v in model.state_dict().items() if "_members." not in k}
         missing, unexpected = fresh.load_state_dict(kept, strict=False)
