@@ -46,21 +46,28 @@ def test_members_learn_from_the_model_but_never_train_it(tiny_cfg):
     assert members <= {n for n, _ in model.parameter_group("dynamics")}  # Alg. 1 finetunes them with the dynamics
 
 
-def test_the_planner_subtracts_the_spread_of_the_members_returns(tiny_cfg):
+def test_the_planner_scores_the_members_pessimistic_gain_over_the_bc_chunk(tiny_cfg):
     model = _model(tiny_cfg, 3)
     H = tiny_cfg.history
     ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 1))
     actions = torch.randn(16, tiny_cfg.horizon, 1)
+    chunk = model.plan_policy_n(ctx)[0]
     paper = model.plan_returns_n(ctx, actions, 0.99)
     assert torch.equal(paper, _model(tiny_cfg, 0).plan_returns_n(ctx, actions, 0.99))  # weight 0: the paper's R
-    pessimistic = model.plan_returns_n(ctx, actions, 0.99, uncertainty_weight=2.0)
-    members = []
-    for zhat in model.member_latents_n(ctx.member_kv, actions):
-        r, v = model.return_parts_n(ctx, zhat, actions, 0.99)
-        members.append(r + 0.99 ** tiny_cfg.horizon * v)
-    spread = torch.stack([paper, *members]).std(0)
-    assert spread.min() > 0
-    torch.testing.assert_close(pessimistic, paper - 2.0 * spread)
+    returns = []
+    for acts in (actions, chunk[None]):
+        per_member = [paper if acts is actions else model.plan_returns_n(ctx, acts, 0.99)]
+        for zhat in model.member_latents_n(ctx.member_kv, acts):
+            r, v = model.return_parts_n(ctx, zhat, acts, 0.99)
+            per_member.append(r + 0.99 ** tiny_cfg.horizon * v)
+        returns.append(torch.stack(per_member))
+    gains = returns[0] - returns[1]
+    scored = model.plan_returns_n(ctx, actions, 0.99, uncertainty_weight=2.0, reference_n=chunk)
+    torch.testing.assert_close(scored, returns[0].mean(0) - 2.0 * gains.std(0))
+    at_chunk = model.plan_returns_n(ctx, chunk[None], 0.99, uncertainty_weight=2.0, reference_n=chunk)
+    torch.testing.assert_close(at_chunk, returns[1].mean(0))  # the chunk's own gain is 0 in every member: no penalty
+    unpaired = model.plan_returns_n(ctx, actions, 0.99, uncertainty_weight=2.0)
+    torch.testing.assert_close(unpaired, returns[0].mean(0) - 2.0 * returns[0].std(0))
 
 
 def test_dynamics_ensemble_of_one_is_refused(tiny_cfg):

@@ -298,19 +298,28 @@ class WorldModel(nn.Module):
 
     @torch.no_grad()
     def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
-                       value_weight: float = 1.0, uncertainty_weight: float = 0.0) -> torch.Tensor:
+                       value_weight: float = 1.0, uncertainty_weight: float = 0.0,
+                       reference_n: torch.Tensor | None = None) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
-        paper's return), minus `uncertainty_weight` × the spread of that return over the ensemble decoders' predictions
-        where the model has them (ModelConfig.dynamics_ensemble)."""
+        paper's return). Where the model has ensemble decoders (ModelConfig.dynamics_ensemble) and
+        `uncertainty_weight` κ > 0, the pessimistic return instead: the members' mean R(a) minus κ × their spread of
+        R(a) − R(reference) (the BC chunk, (T, A)), so a candidate scores above the reference only where the members
+        agree that it gains; without a reference, the spread of R(a)."""
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         if not (uncertainty_weight and self.cfg.dynamics_ensemble):
             rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
             return rewards + value_weight * discount ** actions_n.shape[1] * terminal
+        if reference_n is not None:
+            actions_n = torch.cat((actions_n, reference_n[None]))
+            zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         K, N = self.cfg.dynamics_ensemble, actions_n.shape[0]
         every = torch.cat((zhat[None], self.member_latents_n(ctx.member_kv, actions_n))).flatten(0, 1)
         rewards, terminal = self.return_parts_n(ctx, every, actions_n.repeat(K + 1, 1, 1), discount)
         returns = (rewards + value_weight * discount ** actions_n.shape[1] * terminal).view(K + 1, N)
-        return returns[0] - uncertainty_weight * returns.std(dim=0)
+        if reference_n is None:
+            return returns.mean(0) - uncertainty_weight * returns.std(0)
+        gains = returns[:, :-1] - returns[:, -1:]
+        return returns[:, :-1].mean(0) - uncertainty_weight * gains.std(0)
 
     def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
                        discount: float) -> tuple[torch.Tensor, torch.Tensor]:

@@ -93,9 +93,9 @@ class MPPIPlanner:
         log.info("MPPI: compiled the planner iteration in %.1f s", seconds)
         return seconds
 
-    def _returns(self, ctx: PlanningContext, candidates: torch.Tensor) -> torch.Tensor:
+    def _returns(self, ctx: PlanningContext, candidates: torch.Tensor, policy_chunk: torch.Tensor) -> torch.Tensor:
         return self.model.plan_returns_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight,
-                                         self.cfg.uncertainty_weight)
+                                         self.cfg.uncertainty_weight, policy_chunk)
 
     def _policy_chunk(self, ctx: PlanningContext) -> torch.Tensor:
         if self._policy is None:
@@ -146,7 +146,7 @@ class MPPIPlanner:
         """One MPPI iteration (eager): sample around (mean, std) and the base policy, score, refit."""
         prior = policy_chunk + self.cfg.policy_noise_std * policy_noise
         candidates = self._clip(torch.cat((mean + std * noise, prior)))
-        returns = self._returns(ctx, candidates) - prior_penalty(candidates, policy_chunk, self.cfg)
+        returns = self._returns(ctx, candidates, policy_chunk) - prior_penalty(candidates, policy_chunk, self.cfg)
         return refit(candidates, returns, self.cfg)
 
 
@@ -222,7 +222,7 @@ def _compiled_heads(planner: MPPIPlanner):
         ctx = PlanningContext(z, dynamics_kv, [], command_n, member_kv)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
         returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
-                                            cfg.uncertainty_weight)
+                                            cfg.uncertainty_weight, policy_chunk)
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one

@@ -29,9 +29,9 @@ class MPPIConfig:
     # Weight of the terminal value in the return (1: the paper). Below 1 the planner leans on the predicted rewards,
     # which the adapted dynamics moves, rather than on the frozen value head (docs/tasks/peg-insertion.md).
     value_weight: float = 1.0
-    # Pessimism: R − uncertainty_weight × the spread of R over the model's ensemble decoders
-    # (ModelConfig.dynamics_ensemble; no effect on a model without them). In units of the model's own uncertainty, so
-    # one value fits every task.
+    # Pessimism where the model has ensemble decoders (ModelConfig.dynamics_ensemble; no effect without them): a
+    # candidate scores its members' mean return minus uncertainty_weight × their spread of its gain over the BC chunk
+    # (WorldModel.plan_returns_n). In units of the model's own uncertainty, so one value fits every task.
     uncertainty_weight: float = 1.0
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0

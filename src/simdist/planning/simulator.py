@@ -124,7 +124,7 @@ class SimulatorMPPIPlanner(MPPIPlanner):
         super().__init__(model, replace(cfg, compile=False))
         self.critic, self.score, self.env = critic, score, None
 
-    def _returns(self, ctx: PlanningContext, candidates: torch.Tensor) -> torch.Tensor:
+    def _returns(self, ctx: PlanningContext, candidates: torch.Tensor, policy_chunk: torch.Tensor) -> torch.Tensor:
         actions = self.model.normalizer.denormalize(ACTION, candidates)
         if self.low is not None:
             actions = torch.maximum(torch.minimum(actions, self.high), self.low)
