@@ -113,6 +113,9 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                           recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
                                           "finetune.tail_windows"))
     (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
+    if recorded := episode_files(data_dir):
+        log.info("resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept", out,
+                 len(recorded), len(list(out.glob("round_*/model/done"))))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     if cfg.initial_data:

@@ -21,6 +21,10 @@ from simdist.experiments.compare import add_compare_commands
 log = logging.getLogger("simdist")
 
 
+# The `--set` sections of each command, checked before any work.
+COMMAND_SETS = {"pretrain": PRETRAIN_SETS, "finetune": FINETUNE_SETS, "evaluate": PLANNER_SETS, "select": PLANNER_SETS,
+                "adapt": ADAPT_SETS, "run": PLANNER_SETS, "ablate": ABLATE_SETS, "bench": PLANNER_SETS}
+
 # evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
 PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the paper-quadruped planner takes 14.5 ms on "
                     "an H200 against 343 ms on 2 CPU cores")
@@ -286,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(logging.DEBUG)
     try:
         check_inputs_untouched(args)
-        check_arguments(args)
+        check_arguments(args, COMMAND_SETS.get(args.command))
     except (KeyError, ValueError, OSError) as err:
         log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
@@ -300,11 +304,6 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyError, ValueError, FileNotFoundError) as err:
         log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
-    except Exception as err:  # a failure, not a bad input: one line; -v shows where
-        if args.verbose:
-            raise
-        log.error("%s: %s (rerun with -v for the traceback)", type(err).__name__, err)
-        return 1
     _emit(args, result)
     return 0
 

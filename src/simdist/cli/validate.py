@@ -10,9 +10,10 @@ from pathlib import Path
 import yaml
 
 from simdist.data.episodes import read_info
-from simdist.tasks import get_task
+from simdist.tasks import get_task, task_names
 from simdist.tasks.physics_files import load_physics_file
-from simdist.training.checkpoint import check_fits_task, read_config
+from simdist.config import split_sets
+from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
 
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
 COUNTS = {"episodes": 1, "workers": 1, "trials": 1, "episodes_per_round": 1, "steps": 1, "finetune_steps": 1,
@@ -30,8 +31,11 @@ PHYSICS = ("physics", "eval_physics")
 FILE_OUT = ("evaluate", "select")
 
 
-def check_arguments(args: argparse.Namespace) -> None:
-    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work."""
+def check_arguments(args: argparse.Namespace, sets: dict | None = None) -> None:
+    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work. `sets`: the
+    config sections the command's `--set` may address."""
+    if sets is not None:
+        split_sets(args.set, sets)
     _check_numbers(args)
     task = get_task(args.task) if isinstance(getattr(args, "task", None), str) else None
     if task is not None:
@@ -39,6 +43,9 @@ def check_arguments(args: argparse.Namespace) -> None:
     for name in DATASETS:
         for path in _paths(args, name):
             _check_dataset(path, name, task, getattr(args, "command", ""))
+    if task is None and isinstance(getattr(args, "data", None), str):  # finetune: the checkpoint must fit the data
+        dataset_task = read_info(args.data).task
+        task = get_task(dataset_task) if dataset_task in task_names() else None
     for name in CHECKPOINTS:
         for path in _paths(args, name):
             _check_checkpoint(path, name, task)
@@ -78,7 +85,8 @@ def _check_grids(args, task) -> None:
     grids = getattr(args, "grid", None)
     for grid in [grids] if isinstance(grids, str) else list(grids or ()):
         if grid != "all" and grid not in task.grids:
-            raise ValueError(f"--grid {grid}: task {task.spec.name!r} has the grids {list(task.grids)} (or all)")
+            raise ValueError(f"--grid {grid}: not a grid of task {task.spec.name!r}; valid grids: {list(task.grids)} "
+                             "(or all)")
 
 
 def _check_dataset(path: str, name: str, task, command: str) -> None:
@@ -99,8 +107,10 @@ def _check_checkpoint(path: str, name: str, task) -> None:
     if not Path(path).is_dir():
         raise ValueError(f"{_option(name)} {path}: a file, not a checkpoint folder")
     config = read_config(path)  # CheckpointError (a ValueError) names the file
-    if task is not None and "spec" in config:  # a world model (a baseline's checkpoint has its own format)
-        check_fits_task(path, task)
+    if "spec" in config:  # a world model (a baseline's checkpoint has its own format): its weights must load
+        model = load_model(path)
+        if task is not None:
+            check_model_fits_task(model, task, path)
 
 
 def _domain(args) -> str:

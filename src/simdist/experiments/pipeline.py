@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -91,7 +92,9 @@ def _train_expert(task, out: Path, budget: int | None) -> None:
 def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool,
                     device="cpu") -> dict:
     """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
-    if not path.exists():
+    if path.exists():
+        log.info("reusing the sim evaluation in %s", path)
+    else:
         model = load_model(model_dir, device)
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
@@ -146,8 +149,14 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
 
     sim_data = out / "sim_data"
     if not (sim_data / "stats.json").exists():
+        if sim_data.exists():  # an interrupted generation: its seeds are fixed, so it starts again
+            log.info("%s: an interrupted generation; generating it again", sim_data)
+            shutil.rmtree(sim_data)
         log.info("generating %d simulation episodes", cfg.episodes)
         generate(task, sim_data, cfg.episodes, cfg.workers, progress=progress)
+    else:
+        log.info("reusing %s from an earlier run of this command (%d episodes)", sim_data,
+                 json.loads((sim_data / "stats.json").read_text())["episodes"])
     sim_stats = json.loads((sim_data / "stats.json").read_text())
 
     model_dir = Path(checkpoint) if checkpoint is not None else out / "pretrained"
@@ -160,6 +169,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if checkpoint is None and not (model_dir / "pretrain_done").exists():
         pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
         (model_dir / "pretrain_done").write_text("ok\n")
+    elif checkpoint is None:
+        log.info("reusing the world model pretrained in %s", model_dir)
     selection = None
     if cfg.select_checkpoints:
         selection = _selected_checkpoint(task, model_dir, cfg.select_checkpoints, grids, cfg.sim_eval_trials,
