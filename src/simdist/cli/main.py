@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--quiet", action="store_true")
     sp = add("adapt", cmd_adapt, "real-world adaptation loop (Alg. 1) in the task's real domain; resumable")
-    sp.add_argument("task")
+    sp.add_argument("task", help="a registered task (`simdist tasks`)")
     sp.add_argument("--checkpoint", required=True, help="the pretrained world model")
     sp.add_argument("--rounds", type=int, default=2, help="dynamics finetunes J (J + 1 evaluation rounds)")
     sp.add_argument("--episodes-per-round", type=int, default=20, help="real episodes M per round")

@@ -76,7 +76,7 @@ PIPELINE_PRESETS = {
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
                       sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
-                      video_seconds=30.0)  # an insertion takes 9-45 s
+                      video_seconds=45.0)  # the whole episode: an insertion takes 9-45 s, so each clip shows its end
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
