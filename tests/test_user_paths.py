@@ -54,3 +54,25 @@ def test_a_rerun_of_adapt_says_what_it_keeps(tmp_path, pretrained, pendulum_data
     with caplog.at_level(logging.INFO):
         assert main(argv) == 0
     assert "1 real episode file(s) and 0 finished finetune(s) on disk are kept" in caplog.text
+
+
+def test_a_run_interrupted_while_generating_generates_again(tmp_path, monkeypatch, caplog):
+    """Generation does not resume, and the partial dataset once made every rerun of `demo` fail on its files."""
+    from simdist.experiments import pipeline
+
+    partial = tmp_path / "sim_data" / "episodes"
+    partial.mkdir(parents=True)
+    (partial / "s0_w0_00000.h5").write_text("written before the interrupt")
+    seen = []
+
+    def generate(task, out, *args, **kwargs):
+        seen.append(Path(out).exists())
+        raise KeyboardInterrupt  # stop the pipeline here
+
+    monkeypatch.setattr(pipeline, "generate", generate)
+    with caplog.at_level(logging.INFO):
+        try:
+            pipeline.run_pipeline("pendulum", "cpu", tmp_path, progress=False, video=False)
+        except KeyboardInterrupt:
+            pass
+    assert seen == [False] and "an interrupted generation; generating it again" in caplog.text
