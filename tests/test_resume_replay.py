@@ -59,6 +59,11 @@ def uninterrupted(tmp_path_factory, pretrained, pendulum_data):
     return run_files(out)
 
 
+def _default_sigint() -> None:
+    """Let the run see Ctrl-C even where the test runs from a shell that ignores it (a background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for(condition, proc, timeout_s: float = 120.0) -> None:
     deadline = time.time() + timeout_s
     while time.time() < deadline and not condition() and proc.poll() is None:
@@ -78,7 +83,8 @@ def test_interrupted_twice_and_resumed_it_replays_the_uninterrupted_run(tmp_path
     stages = [lambda: len(list(episodes.glob("r00_e*.h5"))) >= 1,  # mid round 0's episodes
               lambda: finetune_dir.exists()]  # mid the finetune before round 1
     for stage in stages:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True,
+                                preexec_fn=_default_sigint)
         _wait_for(stage, proc)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)

@@ -107,7 +107,7 @@ def _check_checkpoint(path: str, name: str, task) -> None:
     if not Path(path).is_dir():
         raise ValueError(f"{_option(name)} {path}: a file, not a checkpoint folder")
     config = read_config(path)  # CheckpointError (a ValueError) names the file
-    if "spec" in config:  # a world model (a baseline's checkpoint has its own format): its weights must load
+    if "model" in config:  # a world model (a baseline's checkpoint has its own format): its weights must load
         model = load_model(path)
         if task is not None:
             check_model_fits_task(model, task, path)

@@ -132,7 +132,7 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
     could not stop its workers) stops before its next episode rather than writing on as an orphan."""
 
     torch.set_num_threads(1)
-    if parent_pid is not None:  # a worker process: Ctrl-C is the parent's to handle (it stops the workers)
+    if mp.parent_process() is not None:  # a worker process: Ctrl-C is the parent's to handle (it stops the workers)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     task = get_task(task_name)
     rng = np.random.default_rng([seed, worker])
@@ -194,10 +194,12 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
             p.start()
         try:
             _follow(procs, queue, episodes, bar)
-        finally:  # on an interrupt too: no worker writes on after the command has ended
+        except BaseException:  # an interrupt: no worker writes on after the command has ended
             for p in procs:
-                if p.is_alive():
-                    p.terminate()
+                p.terminate()
+            raise
+        finally:
+            for p in procs:
                 p.join()
         failed = [p.exitcode for p in procs if p.exitcode]
         if failed:
