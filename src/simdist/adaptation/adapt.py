@@ -112,7 +112,7 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
                                           "finetune.tail_windows"))
-    (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
+    atomic_write_text(out / "adapt_config.json", json.dumps(settings, indent=2))
     if recorded := episode_files(data_dir):
         log.info("resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept", out,
                  len(recorded), len(list(out.glob("round_*/model/done"))))

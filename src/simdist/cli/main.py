@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             result = args.fn(args)
     except KeyboardInterrupt as err:  # Ctrl-C or SIGTERM: completed work stays, partial files go
         return interrupted(args, err)
-    except (KeyError, ValueError, FileNotFoundError) as err:
+    except (KeyError, ValueError, OSError) as err:  # OSError: a full disk, a folder it may not write
         log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
     _emit(args, result)

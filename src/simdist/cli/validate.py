@@ -148,10 +148,8 @@ def _check_out(args) -> None:
     if out is None:
         return
     path = Path(out)
-    if getattr(args, "command", None) in FILE_OUT:
-        return  # commands.py's `_result_file` checks a result file
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"--out {out}: a file, not a folder")
+    if path.exists() and not path.is_dir() and getattr(args, "command", None) not in FILE_OUT:
+        raise ValueError(f"--out {out}: a file, not a folder")  # (commands.py's `_result_file` checks a result file)
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ValueError(f"--out {out}: {parent} is a file, not a folder")

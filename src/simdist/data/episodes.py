@@ -133,10 +133,14 @@ def read_info(root: str | Path) -> DatasetInfo:
 
 def atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:  # an interrupt or a full disk: no partial file stays behind
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.adaptation.rounds import refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
+from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.rollout import rollout
@@ -102,7 +103,7 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
             res = rollout(task, task.make_env("sim", seed=SIM_EVAL_SEED), MPPIAgent(model, planner),
                           task.initial_conditions(grid, trials, seed=SIM_EVAL_SEED), progress=progress)
             per_grid[grid] = res.summary(task.spec.control_period_s)
-        path.write_text(json.dumps(per_grid, indent=2))
+        atomic_write_text(path, json.dumps(per_grid, indent=2))
     return json.loads(path.read_text())
 
 
@@ -112,7 +113,7 @@ def _selected_checkpoint(task, run_dir: Path, last: int, grids, trials: int, pat
         candidates = candidate_checkpoints([run_dir])[-last:]
         result = select_checkpoint(task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED,
                                    progress=progress)
-        path.write_text(json.dumps(result, indent=2))
+        atomic_write_text(path, json.dumps(result, indent=2))
     return json.loads(path.read_text())
 
 
@@ -145,7 +146,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     out.mkdir(parents=True, exist_ok=True)
     if train_expert:
         _train_expert(task, out / "expert", expert_budget)
-    (out / "pipeline.json").write_text(json.dumps(settings, indent=2))
+    atomic_write_text(out / "pipeline.json", json.dumps(settings, indent=2))
 
     sim_data = out / "sim_data"
     if not (sim_data / "stats.json").exists():
@@ -205,5 +206,5 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grids[0],
                                    planner, VideoConfig(max_seconds=cfg.video_seconds))
     write_report(out, summary, results, videos, cfg.video_seconds)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
     return summary
