@@ -76,3 +76,13 @@ def test_a_run_interrupted_while_generating_generates_again(tmp_path, monkeypatc
         except KeyboardInterrupt:
             pass
     assert seen == [False] and "an interrupted generation; generating it again" in caplog.text
+
+
+def test_every_commands_help_renders():
+    def walk(parser):
+        parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    walk(sub)
+    walk(build_parser())
