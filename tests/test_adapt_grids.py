@@ -40,7 +40,7 @@ def test_report_shows_progress_and_per_grid_results(tmp_path):
                "sim_success": {"0.1": 0.5}, "sim_dataset": {"episodes": 2}}
     write_report(tmp_path, summary, {"all": {"rounds": [row(0, 0.0, 0.3), row(1, 1.0, 1.7)]}})
     md = (tmp_path / "report.md").read_text()
-    assert "| 1 | 2.0 | 0.50 | 0.09–0.91 (2 trials) | 1.70 m |" in md and "0.1: 1.00 / 1.70 m, 0.5: 0.00 / 0.40 m" in md
+    assert "| 1 | 1.0 | 2.0 | 0.50 | 0.09–0.91 (2 trials) | 1.70 m |" in md and "0.1: 1.00 / 1.70 m, 0.5: 0.00 / 0.40 m" in md
     assert (tmp_path / "learning_curve.png").stat().st_size > 0
 
 
@@ -54,8 +54,9 @@ def test_report_leaves_out_columns_no_round_fills(tmp_path):
                "real_minutes": 2.0, "sim_success": {"default": 0.9}, "sim_dataset": {"episodes": 2}}
     write_report(tmp_path, summary, {"default": {"rounds": rounds}})
     md = (tmp_path / "report.md").read_text()
-    assert "| round | real minutes so far | success | 95 % interval | successes per robot minute |" in md
-    assert "| 1 | 2.0 | 0.50 | 0.21–1.00 (1 trial) | 3.00 |" in md and "progress" not in md
+    assert ("| round | real minutes finetuned on (the plot's x) | real minutes after the round | success | 95 % "
+            "interval | successes per robot minute |") in md
+    assert "| 1 | 1.0 | 2.0 | 0.50 | 0.21–1.00 (1 trial) | 3.00 |" in md and "progress" not in md
     assert "latent error" not in md.split("| round", 1)[1]  # no empty column (the reading note names it)
 
 

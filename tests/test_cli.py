@@ -65,7 +65,7 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--ensemble-decay", "1", "--json"]) == 2
     assert "use it with --agent policy" in caplog.text
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "0"]) == 2
-    assert "trials must be at least 1" in caplog.text
+    assert "--trials 0: must be at least 1" in caplog.text
     for device, message in (("tpu", "valid: cpu, cuda"), ("cuda", "no CUDA device")):
         if device == "cuda" and torch.cuda.is_available():
             continue

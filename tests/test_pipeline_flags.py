@@ -124,6 +124,7 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
     assert not (tmp_path / "bad").exists()
 
 
+@pytest.mark.slow
 def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
     from simdist.experiments.pipeline import SELECTION_SEED, SIM_EVAL_SEED, PipelineConfig
 

@@ -13,7 +13,9 @@ finetune clones the operator's steps when the policy head is trainable.
 
 Crash safety: each episode is written atomically the moment it ends (`r{j}_e{i}.h5`); a finetune writes its
 checkpoint atomically and a `done` marker last. Re-running the same command skips every completed episode
-and finetune, so a kill -9 loses at most the episode in progress.
+and finetune, so a kill -9 loses at most the episode in progress. Resume is replay: episode i of round j draws
+its random numbers (the robot's, the planner's) from (seed, round j, episode i) alone, and round j's finetune
+from (FinetuneConfig.seed, seed, j), so a resumed run writes the episodes an uninterrupted one would.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import torch
 from simdist.adaptation.corrections import collect_corrections, operator_share
 from simdist.adaptation.rounds import (initial_condition_to_json, physics_setting, refuse_other_settings,
                                       round_initial_conditions, round_model_dir, round_progress)
-from simdist.config import CorrectionConfig, FinetuneConfig
+from simdist.config import CorrectionConfig, FinetuneConfig, replace
 from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
                                    read_episode_file, read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
@@ -110,7 +112,10 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
                           recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
                                           "finetune.tail_windows"))
-    (out / "adapt_config.json").write_text(json.dumps(settings, indent=2))
+    atomic_write_text(out / "adapt_config.json", json.dumps(settings, indent=2))
+    if recorded := episode_files(data_dir):
+        log.info("resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept", out,
+                 len(recorded), len(list(out.glob("round_*/model/done"))))
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     if cfg.initial_data:
@@ -124,7 +129,8 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
             if replay is None and sim_data is not None and ft.sim_replay_fraction > 0:
                 replay = load_windows(sim_data, pretrained_model.cfg, device, ft.tail_windows)
-            finetune(pretrained, data_dir, model_dir, ft, device=device, progress=progress,
+            finetune(pretrained, data_dir, model_dir, round_finetune(ft, cfg.seed, j), device=device,
+                     progress=progress,
                      sim_data=sim_data if replay is None else replay)
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir, planner_device)
@@ -149,6 +155,11 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
                   "real_minutes": rounds[-1]["real_minutes"]}
         atomic_write_text(out / "adapt_results.json", json.dumps(result, indent=2))
     return result
+
+
+def round_finetune(ft: FinetuneConfig, seed: int, j: int) -> FinetuneConfig:
+    """Round j's finetune settings: its random numbers (initialisation draws, dropout) from (ft.seed, seed, j)."""
+    return replace(ft, seed=int(np.random.SeedSequence([ft.seed, seed, j]).generate_state(1)[0]))
 
 
 def _settings(cfg: AdaptConfig, mppi: MPPIConfig, ft: FinetuneConfig, pretrained, physics,

@@ -23,7 +23,7 @@ from simdist.adaptation.demonstrations import teleoperator
 from simdist.adaptation.rounds import round_initial_conditions
 from simdist.config import CorrectionConfig
 from simdist.data.episodes import episode_files, read_episode_file, read_info, write_episodes
-from simdist.eval.rollout import Agent, PrivilegedAgent, rollout
+from simdist.eval.rollout import Agent, PrivilegedAgent, reseed_agent, rollout
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
 # FinetuneConfig.policy_anchor for `simdist adapt --corrected-episodes`: without it a few minutes of corrections broke
@@ -38,9 +38,14 @@ class CorrectedAgent:
         self.robot, self.operator = robot, operator
         self.p_takeover = min(1.0, cfg.takeover_rate_hz * control_period_s)
         self.window = max(1, round(cfg.takeover_s / control_period_s))
-        self.rng = np.random.default_rng(seed)
+        self.seed, self.rng = seed, np.random.default_rng(seed)
         self.flags: list[bool] = []
         self._left = 0
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng([self.seed, seed])
+        for agent in (self.robot, self.operator):
+            reseed_agent(agent, seed)
 
     def reset(self) -> None:
         self.robot.reset()

@@ -14,11 +14,17 @@ from simdist.cli.commands import (ABLATE_SETS, ADAPT_SETS, FINETUNE_SETS, PLANNE
                                   cmd_finetune,
                                   cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
 from simdist.cli.guards import check_inputs_untouched, refuse_replaced_flags
+from simdist.cli.runtime import choose_threads, interrupted, terminate_as_interrupt
+from simdist.cli.validate import check_arguments
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
 from simdist.experiments.compare import add_compare_commands
 
 log = logging.getLogger("simdist")
 
+
+# The `--set` sections of each command, checked before any work.
+COMMAND_SETS = {"pretrain": PRETRAIN_SETS, "finetune": FINETUNE_SETS, "evaluate": PLANNER_SETS, "select": PLANNER_SETS,
+                "adapt": ADAPT_SETS, "run": PLANNER_SETS, "ablate": ABLATE_SETS, "bench": PLANNER_SETS}
 
 # evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
 PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the paper-quadruped planner takes 14.5 ms on "
@@ -51,13 +57,45 @@ def _readable(result: dict) -> list[str]:
     return lines
 
 
+class DefaultsHelp(argparse.HelpFormatter):
+    """--help shows each option's default, unless its help already says what it is."""
+
+    def _get_help_string(self, action):
+        help = action.help or ""
+        if _no_default(action) or "default" in help or not action.option_strings:
+            return help
+        return f"{help} (default: %(default)s)".lstrip()
+
+
+def _no_default(action: argparse.Action) -> bool:
+    return action.default is None or action.default is False or action.default == [] or \
+        action.default == argparse.SUPPRESS
+
+
+def show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Options without a help text get one, so that --help lists their defaults too."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                show_defaults(sub)
+        elif action.help is None and not _no_default(action):
+            action.help = "(default: %(default)s)"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A bad command line is one line on stderr (argparse's usage dump is left to --help); exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (--help: usage)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="simdist", description=__doc__)
+    p = OneLineParser(prog="simdist", description=__doc__, formatter_class=DefaultsHelp)
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = p.add_subparsers(dest="command", required=True)
 
     def add(name: str, fn, help: str) -> argparse.ArgumentParser:
-        sp = sub.add_parser(name, help=help, description=help)
+        sp = sub.add_parser(name, help=help, description=help, formatter_class=DefaultsHelp)
         sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
         sp.add_argument("--quiet", action="store_true", help="no progress bars")
         sp.set_defaults(fn=fn)
@@ -164,22 +202,25 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--quiet", action="store_true")
     sp = add("adapt", cmd_adapt, "real-world adaptation loop (Alg. 1) in the task's real domain; resumable")
-    sp.add_argument("task")
-    sp.add_argument("--checkpoint", required=True)
-    sp.add_argument("--rounds", type=int, default=2)
-    sp.add_argument("--episodes-per-round", type=int, default=20)
-    sp.add_argument("--out", required=True)
+    sp.add_argument("task", help="a registered task (`simdist tasks`)")
+    sp.add_argument("--checkpoint", required=True, help="the pretrained world model")
+    sp.add_argument("--rounds", type=int, default=2, help="dynamics finetunes J (J + 1 evaluation rounds)")
+    sp.add_argument("--episodes-per-round", type=int, default=20, help="real episodes M per round")
+    sp.add_argument("--out", required=True, help="run folder; rerunning the same command resumes it")
     sp.add_argument("--grid", help="evaluation grid, or all: M episodes split over every grid (default: the task's "
                     "first grid; all for the quadruped)")
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
     add_set(sp, ADAPT_SETS, "mppi.value_weight=0 --set finetune.policy_anchor=10 --set loss.bc=1")
-    sp.add_argument("--finetune-steps", type=int)
-    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--finetune-steps", type=int, help="steps of each finetune (default: the preset's)")
+    sp.add_argument("--seed", type=int, default=0, help="run seed: each episode's randomness derives from (seed, "
+                    "round, episode)")
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
-    sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
-    sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data")
+    sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning (needed unless "
+                    "--sim-replay 0)")
+    sp.add_argument("--sim-replay", type=float, help="share of each finetuning batch from --sim-data (default: the "
+                    "preset's)")
     sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
     sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
     sp.add_argument("--corrected-episodes", type=int, default=0, metavar="K",
@@ -249,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(default, reduce-overhead, max-autotune-no-cudagraphs)")
     sp.add_argument("--batch", type=int, help="train: batch size (default: the preset's)")
     add_set(sp, PLANNER_SETS, "mppi.samples=128 (plan)")
+    show_defaults(p)
     return p
 
 
@@ -265,8 +307,18 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(logging.DEBUG)
     try:
         check_inputs_untouched(args)
-        result = args.fn(args)
-    except (KeyError, ValueError, FileNotFoundError) as err:
+        check_arguments(args, COMMAND_SETS.get(args.command))
+    except (KeyError, ValueError, OSError) as err:
+        log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
+        return 2
+    if args.command not in ("tasks", "presets"):
+        choose_threads()
+    try:
+        with terminate_as_interrupt():
+            result = args.fn(args)
+    except KeyboardInterrupt as err:  # Ctrl-C or SIGTERM: completed work stays, partial files go
+        return interrupted(args, err)
+    except (KeyError, ValueError, OSError) as err:  # OSError: a full disk, a folder it may not write
         log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
     _emit(args, result)

@@ -133,10 +133,14 @@ def read_info(root: str | Path) -> DatasetInfo:
 
 def atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:  # an interrupt or a full disk: no partial file stays behind
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
 
 
@@ -154,6 +158,18 @@ def write_episodes(root: str | Path, episodes: list[Episode], name: str | None =
     if final.exists():
         raise DatasetError(f"{final} exists already; refusing to overwrite recorded data")
     tmp = final.with_name(final.name + ".tmp")
+    try:
+        _write_h5(tmp, episodes, info)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+    except BaseException:  # an interrupt or a full disk: no partial file stays behind
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, final)
+    return final
+
+
+def _write_h5(tmp: Path, episodes: list[Episode], info: DatasetInfo) -> None:
     with h5py.File(tmp, "w") as f:
         f.attrs["format_version"] = FORMAT_VERSION
         f.create_dataset("episode_lengths", data=np.array([len(e) for e in episodes], dtype=np.int64))
@@ -176,10 +192,6 @@ def write_episodes(root: str | Path, episodes: list[Episode], name: str | None =
             f.create_dataset("expert_action", data=np.concatenate(
                 [e.action if e.expert_action is None else e.expert_action for e in episodes]).astype(np.float32))
         f.flush()
-    with open(tmp, "rb+") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, final)
-    return final
 
 
 def episode_files(root: str | Path) -> list[Path]:

@@ -14,6 +14,7 @@ import json
 import logging
 import multiprocessing as mp
 import os
+import signal
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -131,6 +132,8 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
     could not stop its workers) stops before its next episode rather than writing on as an orphan."""
 
     torch.set_num_threads(1)
+    if mp.parent_process() is not None:  # a worker process: Ctrl-C is the parent's to handle (it stops the workers)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     task = get_task(task_name)
     rng = np.random.default_rng([seed, worker])
     env = task.make_env("sim", physics, seed=seed * 1000 + worker)
@@ -160,6 +163,8 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
     be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
     the dataset's own."""
+    if episodes < 1 or workers < 1:
+        raise ValueError(f"generate needs at least one episode and one worker, got {episodes} and {workers}")
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
@@ -187,18 +192,15 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
                  for w, n in enumerate(shares) if n]
         for p in procs:
             p.start()
-        done = 0
-        while done < episodes:
-            if not any(p.is_alive() for p in procs) and queue.empty():
-                break
-            try:
-                queue.get(timeout=1.0)
-            except Exception:
-                continue
-            done += 1
-            bar.update(1)
-        for p in procs:
-            p.join()
+        try:
+            _follow(procs, queue, episodes, bar)
+        except BaseException:  # an interrupt: no worker writes on after the command has ended
+            for p in procs:
+                p.terminate()
+            raise
+        finally:
+            for p in procs:
+                p.join()
         failed = [p.exitcode for p in procs if p.exitcode]
         if failed:
             raise RuntimeError(f"{len(failed)} generation worker(s) failed (exit codes {failed}); see the log above")
@@ -209,6 +211,20 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     stats["transitions_per_s"] = stats["steps_generated"] / stats["wall_s"] if "steps_generated" in stats else None
     Path(out, "stats.json").write_text(json.dumps(stats, indent=2))
     return stats
+
+
+def _follow(procs: list, queue, episodes: int, bar) -> None:
+    """Count the workers' finished episodes on the bar until all are done or every worker has ended."""
+    done = 0
+    while done < episodes:
+        if not any(p.is_alive() for p in procs) and queue.empty():
+            break
+        try:
+            queue.get(timeout=1.0)
+        except Exception:
+            continue
+        done += 1
+        bar.update(1)
 
 
 def dataset_statistics(root: str | Path) -> dict:

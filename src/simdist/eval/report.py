@@ -16,8 +16,7 @@ from simdist.adaptation.rounds import round_progress  # noqa: E402
 from simdist.eval.html import markdown_to_html  # noqa: E402
 from simdist.eval.rollout import wilson_interval  # noqa: E402
 
-# Table I metrics (`sim`): success, and where the task reports them progress and the dense episode return (the
-# paper's quadruped metric).
+# Table I metrics (`sim`): success, and where reported progress and the dense return (the paper's quadruped metric)
 TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress (m)"),
                      ("mean_return", "episode return"))
 
@@ -32,9 +31,7 @@ def _learning_curve(out: Path, results: dict) -> str:
     with_progress = any(round_progress(r) is not None for res in results.values() for r in res["rounds"])
     fig, axes = plt.subplots(1, 2 if with_progress else 1, figsize=(9 if with_progress else 5, 3.2), squeeze=False)
     for grid, res in results.items():
-        xs = [r["real_minutes"] for r in res["rounds"]]
-        # x = real minutes *before* each evaluation (the rollouts of round j are counted after it)
-        before = [0.0] + xs[:-1]
+        before = minutes_before(res["rounds"])  # the table's "real minutes finetuned on"
         rates = [r["success_rate"] for r in res["rounds"]]
         bands = [_round_interval(r) or (rate, rate) for r, rate in zip(res["rounds"], rates)]
         errors = [[max(0.0, rate - lo) for rate, (lo, _) in zip(rates, bands)],
@@ -67,8 +64,7 @@ def _latent_error(out: Path, results: dict) -> str | None:
     steps = range(1, len(last["latent_error_pretrained"]) + 1)
     ax.plot(steps, last["latent_error_pretrained"], marker="o", label="pretrained (sim)")
     ax.plot(steps, last["latent_error_finetuned"], marker="o", label=f"finetuned (round {last['round']})")
-    ax.set_xlabel("horizon step k")
-    ax.set_ylabel("latent prediction error, held-out real")
+    ax.set(xlabel="horizon step k", ylabel="latent prediction error, held-out real")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -76,6 +72,19 @@ def _latent_error(out: Path, results: dict) -> str | None:
     fig.savefig(out / name, dpi=120)
     plt.close(fig)
     return name
+
+
+def minutes_before(rounds: list[dict]) -> list[float]:
+    """Real minutes each round's model was finetuned on: those recorded before the round (not its own rollouts)."""
+    return [0.0] + [r["real_minutes"] for r in rounds[:-1]]
+
+
+def _leaf_names(value, prefix: str = "") -> list[str]:
+    """Names of `_flatten(value)`'s numbers: dict keys, list indices."""
+    if isinstance(value, (dict, list)):
+        keyed = value.items() if isinstance(value, dict) else ((f"[{i}]", v) for i, v in enumerate(value))
+        return [n for k, v in keyed for n in _leaf_names(v, prefix + ("." if prefix and k[0] != "[" else "") + k)]
+    return [prefix or "value"] if isinstance(value, (int, float)) else []
 
 
 def _flatten(value) -> list[float]:
@@ -102,6 +111,8 @@ def _outcome_scatter(out: Path, results: dict) -> str | None:
                 if sel:
                     ax.scatter(*zip(*sel), c=colour, label=label, s=25)
             ax.set_title(f"{grid}: round {r['round']} ({r['success_rate']:.2f})", fontsize=9)
+            names = (_leaf_names(r["initial_conditions"][0]) + ["(none)", "(none)"])[:2]
+            ax.set(xlabel=f"initial condition {names[0]}", ylabel=f"initial condition {names[1]}")
             ax.grid(alpha=0.3)
         axes[row][0].legend(fontsize=8)
     fig.tight_layout()
@@ -157,7 +168,8 @@ def _interval(row: dict) -> str:
 # Columns of the per-round table; a column no round fills (progress on the pendulum, say) is left out.
 ROUND_COLUMNS = (
     ("round", lambda r: str(r["round"])),
-    ("real minutes so far", lambda r: f"{r['real_minutes']:.1f}"),
+    ("real minutes finetuned on (the plot's x)", lambda r: f"{r['minutes_before']:.1f}"),
+    ("real minutes after the round", lambda r: f"{r['real_minutes']:.1f}"),
     ("success", lambda r: f"{r['success_rate']:.2f}"),
     ("95 % interval", _interval),
     ("progress", lambda r: "" if round_progress(r) is None else f"{round_progress(r):.2f} m"),
@@ -169,8 +181,9 @@ ROUND_COLUMNS = (
 
 
 def _rounds_table(rounds: list[dict]) -> list[str]:
+    rounds = [{**r, "minutes_before": m} for r, m in zip(rounds, minutes_before(rounds))]
     cells = [[fn(r) for _, fn in ROUND_COLUMNS] for r in rounds]
-    keep = [c for c in range(len(ROUND_COLUMNS)) if c < 3 or any(row[c] for row in cells)]
+    keep = [c for c in range(len(ROUND_COLUMNS)) if c < 4 or any(row[c] for row in cells)]
     lines = ["| " + " | ".join(ROUND_COLUMNS[c][0] for c in keep) + " |", "|" + "---|" * len(keep)]
     return lines + ["| " + " | ".join(row[c] for c in keep) + " |" for row in cells]
 
@@ -268,8 +281,7 @@ def _ci95(std: float, n: int) -> float:
     return 1.96 * float(std) / max(1, n) ** 0.5
 
 
-# SimDist's own variants: not baselines (the paper's 2x claim is over BC, IQL, RLPD, SGFT and Diffusion Policy;
-# SimDist+BC is SimDist given the demonstrations too, which "only help")
+# SimDist's own variants, not baselines (the 2x claim is over BC, IQL, RLPD, SGFT, Diffusion Policy)
 SIMDIST_VARIANTS = ("simdist", "simdist_bc")
 
 

@@ -28,6 +28,10 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
 
 
 class Agent(Protocol):
+    """An agent with randomness of its own also defines `reseed(seed)`: `rollout` calls it before each episode's
+    `reset` with the episode's seed, so that no episode's random numbers depend on the episodes before it (a
+    resumed round replays an uninterrupted one)."""
+
     def reset(self) -> None: ...
 
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray: ...
@@ -76,7 +80,9 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple
     episodes, metrics, plan_ms = [], [], []
     start = time.perf_counter()
     for i, ic in enumerate(progress_bar(initial_conditions, disable=not progress, desc=f"{spec.name} rollouts")):
-        obs, info = env.reset(seed=episode_seed(seed, first_index + i), options={"initial_condition": ic})
+        ep_seed = episode_seed(seed, first_index + i)
+        obs, info = env.reset(seed=ep_seed, options={"initial_condition": ic})
+        reseed_agent(agent, ep_seed)
         agent.reset()
         rec_obs = {g: [] for g in spec.obs_shapes}
         actions, commands, infos = [], [], []
@@ -107,13 +113,23 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple
     return RolloutResult(episodes, metrics, list(initial_conditions), time.perf_counter() - start, plan_ms)
 
 
+def reseed_agent(agent, seed: int) -> None:
+    """Restart an agent's own random numbers for the episode of `seed`, where it has any (`Agent.reseed`)."""
+    reseed = getattr(agent, "reseed", None)
+    if reseed is not None:
+        reseed(seed)
+
+
 class PrivilegedAgent:
     """Runs a privileged policy on the env's true state: the expert in `sim`, or the stand-in for a human
     teleoperator in `real` (which a real robot could not do; used only for expert evaluation and demos)."""
 
     def __init__(self, policy, env, seed: int = 0):
-        self.policy, self.env = policy, env
+        self.policy, self.env, self.seed = policy, env, seed
         self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng([self.seed, seed])
 
     def reset(self) -> None:
         self.policy.reset(self.rng)

@@ -34,6 +34,7 @@ import numpy as np
 from PIL import Image
 
 from simdist.adaptation.rounds import round_model_dir
+from simdist.data.episodes import atomic_write_text
 from simdist.planning.agent import MPPIAgent
 from simdist.training.checkpoint import load_model
 
@@ -289,7 +290,7 @@ def record_stage(task, domain: str, model_dir: str | Path, mppi_config, grid: st
                             config, seed=seed, label=label)
     if result.path is not None:
         result.path = str(Path(result.path).relative_to(out))
-        meta.write_text(json.dumps(asdict(result), indent=2))
+        atomic_write_text(meta, json.dumps(asdict(result), indent=2))
     return result
 
 

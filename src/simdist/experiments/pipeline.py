@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.adaptation.rounds import refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
+from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
 from simdist.eval.report import write_report
 from simdist.eval.rollout import rollout
@@ -75,7 +77,7 @@ PIPELINE_PRESETS = {
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
                       sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
-                      video_seconds=30.0)  # an insertion takes 9-45 s
+                      video_seconds=45.0)  # the whole episode: an insertion takes 9-45 s, so each clip shows its end
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
@@ -91,7 +93,9 @@ def _train_expert(task, out: Path, budget: int | None) -> None:
 def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool,
                     device="cpu") -> dict:
     """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
-    if not path.exists():
+    if path.exists():
+        log.info("reusing the sim evaluation in %s", path)
+    else:
         model = load_model(model_dir, device)
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
@@ -99,7 +103,7 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
             res = rollout(task, task.make_env("sim", seed=SIM_EVAL_SEED), MPPIAgent(model, planner),
                           task.initial_conditions(grid, trials, seed=SIM_EVAL_SEED), progress=progress)
             per_grid[grid] = res.summary(task.spec.control_period_s)
-        path.write_text(json.dumps(per_grid, indent=2))
+        atomic_write_text(path, json.dumps(per_grid, indent=2))
     return json.loads(path.read_text())
 
 
@@ -109,7 +113,7 @@ def _selected_checkpoint(task, run_dir: Path, last: int, grids, trials: int, pat
         candidates = candidate_checkpoints([run_dir])[-last:]
         result = select_checkpoint(task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED,
                                    progress=progress)
-        path.write_text(json.dumps(result, indent=2))
+        atomic_write_text(path, json.dumps(result, indent=2))
     return json.loads(path.read_text())
 
 
@@ -142,12 +146,18 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     out.mkdir(parents=True, exist_ok=True)
     if train_expert:
         _train_expert(task, out / "expert", expert_budget)
-    (out / "pipeline.json").write_text(json.dumps(settings, indent=2))
+    atomic_write_text(out / "pipeline.json", json.dumps(settings, indent=2))
 
     sim_data = out / "sim_data"
     if not (sim_data / "stats.json").exists():
+        if sim_data.exists():  # an interrupted generation: its seeds are fixed, so it starts again
+            log.info("%s: an interrupted generation; generating it again", sim_data)
+            shutil.rmtree(sim_data)
         log.info("generating %d simulation episodes", cfg.episodes)
         generate(task, sim_data, cfg.episodes, cfg.workers, progress=progress)
+    else:
+        log.info("reusing %s from an earlier run of this command (%d episodes)", sim_data,
+                 json.loads((sim_data / "stats.json").read_text())["episodes"])
     sim_stats = json.loads((sim_data / "stats.json").read_text())
 
     model_dir = Path(checkpoint) if checkpoint is not None else out / "pretrained"
@@ -160,6 +170,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if checkpoint is None and not (model_dir / "pretrain_done").exists():
         pretrain(sim_data, model_dir, model_preset(model_name), train_cfg, progress=progress)
         (model_dir / "pretrain_done").write_text("ok\n")
+    elif checkpoint is None:
+        log.info("reusing the world model pretrained in %s", model_dir)
     selection = None
     if cfg.select_checkpoints:
         selection = _selected_checkpoint(task, model_dir, cfg.select_checkpoints, grids, cfg.sim_eval_trials,
@@ -194,5 +206,5 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grids[0],
                                    planner, VideoConfig(max_seconds=cfg.video_seconds))
     write_report(out, summary, results, videos, cfg.video_seconds)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
     return summary

@@ -71,6 +71,11 @@ class MPPIAgent(_HistoryAgent):
         super().reset()
         self.planner.reset()
 
+    def reseed(self, seed: int) -> None:
+        """The planner's noise for the episode of `seed`, from (MPPIConfig.seed, seed) alone (see eval.rollout)."""
+        state = np.random.SeedSequence([self.planner.cfg.seed, seed]).generate_state(2)
+        self.planner.generator.manual_seed(int(state[0]) << 32 | int(state[1]))
+
     def observe(self, obs: dict[str, np.ndarray], action: np.ndarray) -> None:
         super().observe(obs, action)
         self.planner.reset()  # the warm start no longer follows the executed actions

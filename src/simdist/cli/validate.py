@@ -1,0 +1,155 @@
+"""Every command's inputs checked before it writes anything: counts, paths, files that must parse, and datasets and
+checkpoints that must fit the task. A bad input is one `ValueError` naming it (main.py prints one line, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import yaml
+
+from simdist.data.episodes import read_info
+from simdist.tasks import get_task, task_names
+from simdist.tasks.physics_files import load_physics_file
+from simdist.config import split_sets
+from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
+
+# Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
+COUNTS = {"episodes": 1, "workers": 1, "trials": 1, "episodes_per_round": 1, "steps": 1, "finetune_steps": 1,
+          "repeats": 1, "batch": 1, "expert_budget": 1, "select_checkpoints": 1, "budget": 1,
+          "episodes_per_update": 1, "episodes_per_grid": 1, "demos": 0, "rounds": 0, "corrected_episodes": 0}
+# Non-negative real numbers, and shares within [0, 1].
+NON_NEGATIVE = ("takeover_rate", "ensemble_decay", "prior_weight")
+POSITIVE = ("takeover_s",)
+SHARES = ("sim_replay",)
+# What each path argument must be; `sources` is a list of datasets, `checkpoints` a list of runs or checkpoints.
+DATASETS = ("data", "sim_data", "initial_data", "expert_data", "sources", "initial_labels")
+CHECKPOINTS = ("checkpoint", "init_from")
+PHYSICS = ("physics", "eval_physics")
+# Commands whose --out names a file, not a folder.
+FILE_OUT = ("evaluate", "select")
+
+
+def check_arguments(args: argparse.Namespace, sets: dict | None = None) -> None:
+    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work. `sets`: the
+    config sections the command's `--set` may address."""
+    if sets is not None:
+        split_sets(args.set, sets)
+    _check_numbers(args)
+    task = get_task(args.task) if isinstance(getattr(args, "task", None), str) else None
+    if task is not None:
+        _check_grids(args, task)
+    for name in DATASETS:
+        for path in _paths(args, name):
+            _check_dataset(path, name, task, getattr(args, "command", ""))
+    if task is None and isinstance(getattr(args, "data", None), str):  # finetune: the checkpoint must fit the data
+        dataset_task = read_info(args.data).task
+        task = get_task(dataset_task) if dataset_task in task_names() else None
+    for name in CHECKPOINTS:
+        for path in _paths(args, name):
+            _check_checkpoint(path, name, task)
+    for path in _paths(args, "checkpoints"):
+        if not Path(path).is_dir():
+            raise ValueError(f"checkpoint {path}: no such folder")
+    for name in PHYSICS:
+        for path in _paths(args, name):
+            check_physics_file(path, task, _domain(args), _option(name))
+    _check_out(args)
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _paths(args, name: str) -> list[str]:
+    value = getattr(args, name, None)
+    return [value] if isinstance(value, str) else list(value or ())
+
+
+def _check_numbers(args) -> None:
+    for name, least in COUNTS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value < least:
+            raise ValueError(f"{_option(name)} {value}: must be at least {least}")
+    for name in NON_NEGATIVE + POSITIVE + SHARES:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        if value != value or value < 0 or (name in POSITIVE and value == 0) or (name in SHARES and value > 1):
+            need = "within [0, 1]" if name in SHARES else "positive" if name in POSITIVE else "at least 0"
+            raise ValueError(f"{_option(name)} {value}: must be {need}")
+
+
+def _check_grids(args, task) -> None:
+    grids = getattr(args, "grid", None)
+    for grid in [grids] if isinstance(grids, str) else list(grids or ()):
+        if grid != "all" and grid not in task.grids:
+            raise ValueError(f"--grid {grid}: not a grid of task {task.spec.name!r}; valid grids: {list(task.grids)} "
+                             "(or all)")
+
+
+def _check_dataset(path: str, name: str, task, command: str) -> None:
+    if not Path(path).exists():
+        raise ValueError(f"{_option(name)} {path}: no such dataset folder")
+    if not Path(path).is_dir():
+        raise ValueError(f"{_option(name)} {path}: a file, not a dataset folder")
+    info = read_info(path)  # DatasetError (a ValueError) names the folder
+    if task is not None and info.task != task.spec.name:
+        raise ValueError(f"{_option(name)} {path} holds {info.task!r} episodes, not {task.spec.name!r} ones")
+    if name == "sim_data" and info.domain != "sim":
+        raise ValueError(f"{_option(name)} {path} holds {info.domain!r} episodes; it needs simulation data")
+
+
+def _check_checkpoint(path: str, name: str, task) -> None:
+    if not Path(path).exists():
+        raise ValueError(f"{_option(name)} {path}: no such checkpoint folder")
+    if not Path(path).is_dir():
+        raise ValueError(f"{_option(name)} {path}: a file, not a checkpoint folder")
+    config = read_config(path)  # CheckpointError (a ValueError) names the file
+    if "model" in config:  # a world model (a baseline's checkpoint has its own format): its weights must load
+        model = load_model(path)
+        if task is not None:
+            check_model_fits_task(model, task, path)
+
+
+def _domain(args) -> str:
+    """The domain a command's --physics overrides."""
+    return getattr(args, "domain", None) or ("real" if args.command in ("adapt", "compare") else "sim")
+
+
+def check_physics_file(path: str, task=None, domain: str = "sim", option: str = "--physics") -> None:
+    """A physics file must exist, parse (JSON or YAML) and name only the task's physics fields (checked by building
+    the task's environment with it); the message names the file."""
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"{option} {path}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
+    try:
+        load_physics_file(file)
+    except yaml.YAMLError as err:
+        where = getattr(err, "problem_mark", None)
+        at = f" (line {where.line + 1}, column {where.column + 1})" if where is not None else ""
+        raise ValueError(f"{option} {path}: not valid YAML{at}: {getattr(err, 'problem', None) or err}") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{option} {path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") \
+            from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{option} {path}: {err}") from None
+    if task is not None:
+        try:
+            task.make_env(domain, str(file), seed=0)
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"{option} {path}: {err.args[0] if isinstance(err, KeyError) and err.args else err}") \
+                from None
+
+
+def _check_out(args) -> None:
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    path = Path(out)
+    if path.exists() and not path.is_dir() and getattr(args, "command", None) not in FILE_OUT:
+        raise ValueError(f"--out {out}: a file, not a folder")  # (commands.py's `_result_file` checks a result file)
+    parent = next((p for p in path.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise ValueError(f"--out {out}: {parent} is a file, not a folder")
