@@ -24,6 +24,7 @@ log = logging.getLogger("simdist")
 
 # The `--set` sections of each command, checked before any work.
 COMMAND_SETS = {"pretrain": PRETRAIN_SETS, "finetune": FINETUNE_SETS, "evaluate": PLANNER_SETS, "select": PLANNER_SETS,
+                "diagnose": PLANNER_SETS,
                 "adapt": ADAPT_SETS, "run": PLANNER_SETS, "ablate": ABLATE_SETS, "bench": PLANNER_SETS}
 
 # evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
