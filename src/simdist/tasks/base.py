@@ -161,49 +161,44 @@ P = TypeVar("P")
 
 
 def load_physics_file(path: str | Path) -> dict[str, Any]:
-    """Read a JSON or YAML physics-override file into a flat dict of field -> value."""
+    """Read a JSON or YAML physics-override file into a flat dict of field -> value (one-line errors)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"physics file not found: {path}")
-    text = path.read_text()
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        data = yaml.safe_load(text)
-    elif path.suffix.lower() == ".json":
-        data = json.loads(text)
-    else:
+    if path.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise ValueError(f"physics file {path} must end in .json, .yaml or .yml")
+    text = path.read_text()
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text)
+    except ValueError as err:  # JSONDecodeError is one; YAML's are re-raised as one below
+        raise ValueError(f"physics file {path}: not valid {path.suffix[1:].upper()}: {err}".splitlines()[0]) from None
+    except Exception as err:  # yaml.YAMLError
+        raise ValueError(f"physics file {path}: not valid YAML: {str(err).splitlines()[0]}") from None
     if not isinstance(data, dict):
         raise ValueError(f"physics file {path} must hold a mapping of parameter names to values")
     return data
 
 
-def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None) -> P:
+def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None, source: str | None = None) -> P:
     """Return a copy of the physics dataclass ``base`` with ``overrides`` (dict or JSON/YAML file) applied.
 
-    Unknown names are an error that lists the valid ones, so a typo never silently leaves a default in place.
-    Sequence-valued fields (ranges such as ``(low, high)``) are converted to tuples.
+    Values are checked against the schema of ``base``'s dataclass (simdist.tasks.physics_schema: type, shape,
+    physical range), and unknown names are an error that lists the valid ones, so a typo never silently leaves a
+    default in place; every error is one line naming the parameter, its value and what is allowed.
     """
+    from simdist.tasks.physics_schema import validate_overrides
+
     if overrides is None:
         return base
     if isinstance(overrides, (str, Path)):
+        source = source or f"physics file {overrides}"
         overrides = load_physics_file(overrides)
-    valid = {f.name: f for f in dataclasses.fields(base)}
-    unknown = sorted(set(overrides) - set(valid))
-    if unknown:
-        raise KeyError(f"unknown physics parameter(s) {unknown}; valid names: {sorted(valid)}")
-    changes = {}
-    for key, value in overrides.items():
-        current = getattr(base, key)
-        if isinstance(current, tuple) or (current is None and isinstance(value, (list, tuple))):
-            value = tuple(value)
-            if current is not None and len(value) != len(current):
-                raise ValueError(f"physics parameter {key!r} needs {len(current)} values, got {len(value)}")
-        elif isinstance(current, (int, float)) and not isinstance(current, bool):
-            value = type(current)(value)
-        changes[key] = value
-    return dataclasses.replace(base, **changes)
+    return dataclasses.replace(base, **validate_overrides(base, overrides, source or "physics override"))
 
 
 def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
@@ -213,7 +208,8 @@ def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
         return physics
     from simdist.tasks.gaps import expand_with_sim  # gaps builds on this module
 
-    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics))
+    source = f"physics file {physics}" if isinstance(physics, (str, Path)) else None
+    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics), source)
 
 
 def check_domain(domain: str) -> str:

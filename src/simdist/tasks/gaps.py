@@ -86,5 +86,8 @@ def expand_with_sim(task, domain: str, overrides: dict | str | Path | None) -> d
     if domain != "real":
         raise ValueError(f"{WITH_SIM!r} puts part of the real domain back to sim: it applies to domain 'real' only, "
                          f"not {domain!r}")
-    groups = [groups] if isinstance(groups, str) else list(groups)
+    groups = [groups] if isinstance(groups, str) else groups
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise ValueError(f"physics override: {WITH_SIM} = {groups!r}: must be a group name or a list of them; "
+                         f"groups: {list(gap_groups(task))}")
     return {**{name: sim_value(task, name) for name in reverted_fields(task, groups)}, **data}
