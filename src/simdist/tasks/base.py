@@ -198,7 +198,12 @@ def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | No
     if isinstance(overrides, (str, Path)):
         source = source or f"physics file {overrides}"
         overrides = load_physics_file(overrides)
-    return dataclasses.replace(base, **validate_overrides(base, overrides, source or "physics override"))
+    source = source or "physics override"
+    changes = validate_overrides(base, overrides, source)
+    try:
+        return dataclasses.replace(base, **changes)
+    except ValueError as err:  # a rule between fields, checked by the dataclass itself
+        raise ValueError(f"{source}: {err}") from None
 
 
 def domain_physics(task, domain: str, physics: Any | None = None) -> Any:

@@ -50,7 +50,7 @@ _NAME_RULES: tuple[tuple[tuple[str, ...], Limit], ...] = (
     (("start", "priority", "noise", "bias", "latency", "delay", "friction", "damping", "std", "tilt", "compensation",
       "obs"), Limit(ge=0.0)),
     (("mass", "inertia", "stiffness", "length", "timestep", "period", "pitch", "torque", "force", "gear", "kp", "kd",
-      "ratio", "turns", "clearance", "chamfer", "size", "radius", "count", "scale"), Limit(gt=0.0)),
+      "ratio", "turns", "clearance", "chamfer", "size", "radius", "count", "scale", "thick"), Limit(gt=0.0)),
 )
 _UNITS = {"kg": "kg", "m": "m", "s": "s", "n": "N", "nm": "N m", "rad": "rad", "deg": "deg", "mm": "mm"}
 
@@ -61,8 +61,8 @@ def field_limit(physics_type: type, name: str) -> Limit:
         return declared[name]
     words = name.lower().split("_")
     unit = _UNITS.get(words[-1], "")
-    for tokens, limit in _NAME_RULES:
-        if any(t in words for t in tokens):
+    for tokens, limit in _NAME_RULES:  # "lengths" matches "length"
+        if any(w.startswith(t) for w in words for t in tokens):
             return dataclasses.replace(limit, unit=limit.unit or unit)
     return Limit(unit=unit)
 
