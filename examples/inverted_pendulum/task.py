@@ -36,6 +36,8 @@ SPEC = GymTaskSpec(
                                - 0.001 * float(a @ a)),
     success_hold_s=2.0,  # the episode succeeds if its last 2 s are balanced
     gamma=0.95,
+    # Measured on a `cpu` model: MPPI at the default spread balances 0 of 20 sim trials; near the BC chunk, all.
+    planner_overrides=("init_std=0.3", "prior_weight=0.3"),
 )
 
 
