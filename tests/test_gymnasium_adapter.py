@@ -145,3 +145,20 @@ def test_the_inverted_pendulum_example_runs_through_the_cli(tmp_path, monkeypatc
     assert main(["generate", "inverted-pendulum", "--episodes", "3", "--out", str(tmp_path / "sim"), "--json",
                  "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["episodes"] == 3
+
+
+def test_the_reacher_example_reaches_in_both_domains(monkeypatch, fresh_registry):
+    """Reacher-v5 with a "value" parameter (the fingertip payload) and Gymnasium's own reward as the dense reward."""
+    monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE.parents[1] / "reacher" / "task.py"))
+    task = registry.get_task("reacher")
+    assert task.default_physics("real").fingertip_mass == 0.05
+    expert, ics = task.expert(), task.initial_conditions("default", 3, seed=0)
+    for domain in ("sim", "real"):
+        env, wins = task.make_env(domain), []
+        for ic in ics:
+            env.reset(seed=0, options={"initial_condition": ic})
+            infos = [env.step(expert.act(env.oracle_privileged_state()))[4] for _ in range(task.spec.episode_steps)]
+            wins.append(task.episode_metrics(infos)["success"])
+        assert wins == [1.0] * 3, domain
+    named = task.make_env("real").named_state()
+    assert named["fingertip_mass"] == pytest.approx(0.05) and named["target"].shape == (2,)
