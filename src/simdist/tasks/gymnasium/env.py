@@ -76,6 +76,7 @@ class GymAdapterEnv(gym.Env):
                                                   for k, v in self._groups(obs).items()})
         self._rng = np.random.default_rng(seed)
         self._factors = physics_factors(spec, self.nominal, physics, None)
+        write_physics(spec, self.model, self.nominal, self._factors)  # the domain's model even before a reset
 
     def _gym_obs(self) -> np.ndarray:
         return np.asarray(self.env._get_obs(), np.float64)
