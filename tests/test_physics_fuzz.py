@@ -25,11 +25,9 @@ GYM_EXAMPLE = ROOT / "examples" / "inverted_pendulum" / "task.py"
 
 
 def _has_gym_extra() -> bool:
-    try:
-        import imageio  # noqa: F401
-    except ModuleNotFoundError:
-        return False
-    return True
+    import importlib.util
+
+    return importlib.util.find_spec("imageio") is not None
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +137,8 @@ def test_the_cli_prints_one_line_and_no_traceback(tmp_path):
     path, out = tmp_path / "bad.json", tmp_path / "never"
     path.write_text(json.dumps({"mass": "heavy"}))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run([sys.executable, "-m", "simdist.cli", "generate", "pendulum", "--episodes", "1", "--physics", str(path),
-                           "--out", str(out), "--quiet"], capture_output=True, text=True, env=env, timeout=300)
+    argv = ["generate", "pendulum", "--episodes", "1", "--physics", str(path), "--out", str(out), "--quiet"]
+    proc = subprocess.run([sys.executable, "-m", "simdist.cli", *argv], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and 'mass = "heavy": must be a number' in proc.stderr
     assert not out.exists()

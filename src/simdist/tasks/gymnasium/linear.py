@@ -27,7 +27,7 @@ class Linearizer:
         factors = {p.name: state[p.name] / self.nominal.values[p.name][0].reshape(-1)[p.column]
                    for p in self.spec.physics}
         write_physics(self.spec, self.model, self.nominal, factors)
-        m, d = self.model, self.data
+        m = self.model
         if m.nq != m.nv or m.na:
             raise ValueError("Linearizer handles hinge and slide joints without actuator state (nq == nv, na == 0)")
         x0 = np.concatenate([self.model.qpos0 if qpos is None else qpos, np.zeros(m.nv)])

@@ -17,8 +17,9 @@ import numpy as np
 from simdist.tasks.physics_schema import Limit
 
 # The object type naming the rows of each MjModel field prefix (a "dof_" row is named by its joint).
-_OBJECTS = {"body": mujoco.mjtObj.mjOBJ_BODY, "geom": mujoco.mjtObj.mjOBJ_GEOM, "jnt": mujoco.mjtObj.mjOBJ_JOINT,
-            "dof": mujoco.mjtObj.mjOBJ_JOINT, "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR, "site": mujoco.mjtObj.mjOBJ_SITE}
+_OBJ = mujoco.mjtObj
+_OBJECTS = {"body": _OBJ.mjOBJ_BODY, "geom": _OBJ.mjOBJ_GEOM, "jnt": _OBJ.mjOBJ_JOINT, "dof": _OBJ.mjOBJ_JOINT,
+            "actuator": _OBJ.mjOBJ_ACTUATOR, "site": _OBJ.mjOBJ_SITE}
 # Physical bounds of the fields a parameter may change: masses, inertias and gears > 0; losses and friction >= 0.
 FIELD_LIMITS = {"body_mass": Limit(gt=0.0, unit="kg"), "body_inertia": Limit(gt=0.0, unit="kg m^2"),
                 "actuator_gear": Limit(gt=0.0), "dof_damping": Limit(ge=0.0), "dof_frictionloss": Limit(ge=0.0),

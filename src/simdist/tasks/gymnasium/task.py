@@ -21,8 +21,8 @@ _PHYSICS_TYPES: dict[str, type] = {}  # one class per task name, so isinstance h
 
 class GymTask:
     """A Gymnasium MuJoCo env as a simdist task. ``expert`` and ``suboptimal`` build policies from the task (its
-    ``layout`` names the privileged state, ``linearize`` gives an LQR design model); the critic is fitted on the expert's
-    returns into ``critic_dir`` on first use (simdist.experts.fitted_critic)."""
+    ``layout`` names the privileged state; simdist.tasks.gymnasium.linear designs LQR gains); the critic is fitted
+    on the expert's returns into ``critic_dir`` on first use (simdist.experts.fitted_critic)."""
 
     grids = ("default",)
 
