@@ -148,7 +148,7 @@ def test_the_inverted_pendulum_example_runs_through_the_cli(tmp_path, monkeypatc
 
 
 def test_the_reacher_example_reaches_in_both_domains(monkeypatch, fresh_registry):
-    """Reacher-v5 with a "value" parameter (the fingertip payload) and Gymnasium's own reward as the dense reward."""
+    """Reacher-v5: a "value" parameter (the fingertip payload), angles wrapped, vectors in the named state."""
     monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE.parents[1] / "reacher" / "task.py"))
     task = registry.get_task("reacher")
     assert task.default_physics("real").fingertip_mass == 0.05

@@ -24,7 +24,7 @@ LINKS_M = (0.1, 0.11)  # shoulder to elbow, elbow to fingertip (the model's body
 JOINTS = ("joint0", "joint1")
 SPEC = GymTaskSpec(
     name="reacher", env_id="Reacher-v5", episode_steps=75,  # 1.5 s at Gymnasium's 50 Hz
-    state={"angles": Read("qpos", slice(0, 2)), "rates": Read("qvel", slice(0, 2)),
+    state={"angles": Read("qpos", slice(0, 2), wrap=True), "rates": Read("qvel", slice(0, 2)),
            "target": Read("qpos", slice(2, 4)), "fingertip": Read("xpos", slice(0, 2), body="fingertip")},
     physics=(PhysicsParam("armature", "dof_armature", JOINTS, unit="kg m^2"),
              PhysicsParam("damping", "dof_damping", JOINTS), PhysicsParam("gear", "actuator_gear"),
@@ -34,7 +34,9 @@ SPEC = GymTaskSpec(
           "action_delay_steps": 1},
     success=lambda s: float(np.linalg.norm(s["fingertip"] - s["target"])) < 0.015,
     success_hold_s=0.3,
-    gamma=0.95,  # the dense reward is Gymnasium's own: -distance - |action|²
+    # Gymnasium's reward weighs effort 0.1: the saturating expert's returns then fit with held-out R² 0.40, not 0.90.
+    dense_reward=lambda s, a: -float(np.linalg.norm(s["fingertip"] - s["target"])) - 0.01 * float(a @ a),
+    gamma=0.95,
 )
 
 

@@ -73,11 +73,13 @@ class Read:
     attr: str
     index: int | slice | None = None
     body: str | None = None
+    wrap: bool = False  # angles wrapped to [-pi, pi): a joint that spins freely leaves the critic's data otherwise
 
     def __call__(self, data: mujoco.MjData) -> np.ndarray:
         source = data.body(self.body) if self.body is not None else data
         value = np.asarray(getattr(source, self.attr), np.float64).reshape(-1)
-        return np.atleast_1d(value if self.index is None else value[self.index])
+        value = np.atleast_1d(value if self.index is None else value[self.index])
+        return (value + np.pi) % (2 * np.pi) - np.pi if self.wrap else value
 
 
 @dataclass(frozen=True)
