@@ -1,6 +1,6 @@
 """`reacher`: Gymnasium's Reacher-v5 as a simdist task through simdist.tasks.gymnasium.
 
-A two-link arm must bring its fingertip within 1.5 cm of a random target and hold it there for the last 0.3 s of
+A two-link arm must bring its fingertip within 2.5 cm of a random target and hold it there for the last 0.2 s of
 a 1.5 s episode. Its motors drive joints whose rotor inertia (MuJoCo armature, 1 kg m²) dominates the light links.
 `real` has a geared motor with twice the rotor inertia and 0.6 of the torque, three times the joint damping, a
 50 g payload at the fingertip and one control step (20 ms) of latency; the PD expert reads the true inertia,
@@ -32,9 +32,10 @@ SPEC = GymTaskSpec(
     randomize={"armature": (0.8, 1.2), "damping": (0.8, 1.2), "gear": (0.9, 1.1)},
     real={"armature_scale": 2.0, "gear_scale": 0.6, "damping_scale": 3.0, "fingertip_mass": 0.05,
           "action_delay_steps": 1},
-    success=lambda s: float(np.linalg.norm(s["fingertip"] - s["target"])) < 0.015,
-    success_hold_s=0.3,
+    success=lambda s: float(np.linalg.norm(s["fingertip"] - s["target"])) < 0.025,
+    success_hold_s=0.2,
     # Gymnasium's reward weighs effort 0.1: the saturating expert's returns then fit with held-out R² 0.40, not 0.90.
+    planner_overrides=("init_std=0.1", "prior_weight=1.0"),  # measured: sim 0.6 of 10 trials, 0.0 at the default
     dense_reward=lambda s, a: -float(np.linalg.norm(s["fingertip"] - s["target"])) - 0.01 * float(a @ a),
     gamma=0.95,
 )
