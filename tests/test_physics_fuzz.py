@@ -103,7 +103,7 @@ def test_every_task_refuses_invalid_physics_in_one_line(tasks, tmp_path):
 def test_the_issue_s_examples_name_parameter_value_and_rule(tasks, tmp_path):
     cases = {("pendulum", json.dumps({"mass": "heavy"})): 'mass = "heavy": must be a number',
              ("pendulum", json.dumps({"mass": [1.65, 1.65]})): "mass = [1.65, 1.65]: must be a number",
-             ("pendulum", json.dumps({"max_torque": -4})): "max_torque = -4: must be > 0",
+             ("pendulum", json.dumps({"max_torque": -4})): "max_torque = -4: must be >= 0",
              ("foam", json.dumps({"foam_solref": 0.06})): "foam_solref = 0.06: must be a list of 2 numbers",
              ("peg-insertion", json.dumps({"peg_mass_range_kg": "0.12"})): "must be a list of 2 numbers",
              ("peg-insertion", json.dumps({"peg_mass_range_kg": [-0.1, 0.1]})): "must be > 0 (kg)",

@@ -2,8 +2,8 @@
 
 Each field has a type and shape from its type hint (float, int, bool, str, fixed-length tuples, optional) and a
 physical range: the class's own ``LIMITS`` (field name -> :class:`Limit`) where it declares one, else a rule read
-from the field's name (masses, inertias, stiffnesses, lengths, periods > 0; friction, damping, latency, noise ≥ 0;
-offsets any finite value). Parsing is strict: a string is not a number, a bool is not a number, a list must have
+from the field's name (masses, inertias, stiffnesses, lengths, periods > 0; friction, damping, latency, noise,
+motor torque ≥ 0; offsets any finite value). Parsing is strict: a string is not a number, a bool is not a number, a list must have
 the field's length, ``(low, high)`` ranges need low ≤ high, and NaN or inf is never a physical value.
 
 Every error is one line naming the source, the parameter, the value and what is allowed:
@@ -47,10 +47,11 @@ class Limit:
 # Name rules, tried in order on the field name's words (first match wins); units from a name's suffix.
 _NAME_RULES: tuple[tuple[tuple[str, ...], Limit], ...] = (
     (("offset", "solref", "solimp"), Limit()),
+    # A motor may be switched off (0 torque or force), never reversed.
     (("start", "priority", "noise", "bias", "latency", "delay", "friction", "damping", "std", "tilt", "compensation",
-      "obs"), Limit(ge=0.0)),
-    (("mass", "inertia", "stiffness", "length", "timestep", "period", "pitch", "torque", "force", "gear", "kp", "kd",
-      "ratio", "turns", "clearance", "chamfer", "size", "radius", "count", "scale", "thick"), Limit(gt=0.0)),
+      "obs", "torque", "force", "gear"), Limit(ge=0.0)),
+    (("mass", "inertia", "stiffness", "length", "timestep", "period", "pitch", "kp", "kd", "ratio", "turns",
+      "clearance", "chamfer", "size", "radius", "count", "scale", "thick"), Limit(gt=0.0)),
 )
 _UNITS = {"kg": "kg", "m": "m", "s": "s", "n": "N", "nm": "N m", "rad": "rad", "deg": "deg", "mm": "mm"}
 

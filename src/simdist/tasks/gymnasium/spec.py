@@ -20,9 +20,10 @@ from simdist.tasks.physics_schema import Limit
 _OBJ = mujoco.mjtObj
 _OBJECTS = {"body": _OBJ.mjOBJ_BODY, "geom": _OBJ.mjOBJ_GEOM, "jnt": _OBJ.mjOBJ_JOINT, "dof": _OBJ.mjOBJ_JOINT,
             "actuator": _OBJ.mjOBJ_ACTUATOR, "site": _OBJ.mjOBJ_SITE}
-# Physical bounds of the fields a parameter may change: masses, inertias and gears > 0; losses and friction >= 0.
+# Physical bounds of the fields a parameter may change: masses and inertias > 0; gears (0: motor off), losses and
+# friction >= 0.
 FIELD_LIMITS = {"body_mass": Limit(gt=0.0, unit="kg"), "body_inertia": Limit(gt=0.0, unit="kg m^2"),
-                "actuator_gear": Limit(gt=0.0), "dof_damping": Limit(ge=0.0), "dof_frictionloss": Limit(ge=0.0),
+                "actuator_gear": Limit(ge=0.0), "dof_damping": Limit(ge=0.0), "dof_frictionloss": Limit(ge=0.0),
                 "dof_armature": Limit(ge=0.0), "jnt_stiffness": Limit(ge=0.0), "geom_friction": Limit(ge=0.0)}
 
 
