@@ -30,12 +30,24 @@ def _has_gym_extra() -> bool:
     return importlib.util.find_spec("imageio") is not None
 
 
+def _forget_task_files(before: set[str]) -> None:
+    for name in set(sys.modules) - before:
+        if name.startswith("simdist_task_file_"):
+            del sys.modules[name]
+
+
 @pytest.fixture(scope="module")
 def tasks():
-    """Every registered task, the Gymnasium example included where the gym extra is installed."""
-    if _has_gym_extra() and "inverted-pendulum" not in registry.task_names():
+    """Every registered task, the Gymnasium example included where the gym extra is installed; the registry is
+    restored afterwards, so other tests see only the built-in tasks."""
+    registry.task_names()
+    saved, before = dict(registry._FACTORIES), set(sys.modules)
+    if _has_gym_extra() and "inverted-pendulum" not in saved:
         registry._import_task_module(str(GYM_EXAMPLE))
-    return {name: registry.get_task(name) for name in registry.task_names()}
+    yield {name: registry.get_task(name) for name in registry.task_names()}
+    registry._FACTORIES.clear()
+    registry._FACTORIES.update(saved)
+    _forget_task_files(before)
 
 
 def bad_values(name: str, default, hint, limit) -> list:
@@ -142,3 +154,20 @@ def test_the_cli_prints_one_line_and_no_traceback(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and 'mass = "heavy": must be a number' in proc.stderr
     assert not out.exists()
+
+
+def test_physics_the_env_refuses_stop_generation_before_writing(tmp_path, monkeypatch, caplog):
+    """A latency above the point-mass env's cap (one control period) passes the schema; the env refuses it, and
+    generation stops before creating its dataset."""
+    registry.task_names()
+    monkeypatch.setenv(registry.MODULES_ENV, str(ROOT / "examples" / "point_mass" / "task.py"))
+    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
+    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
+    before = set(sys.modules)
+    path, out = tmp_path / "late.json", tmp_path / "data"
+    path.write_text(json.dumps({"actuator_delay_s": 0.2}))
+    with caplog.at_level(logging.ERROR):
+        assert main(["generate", "point-mass", "--episodes", "1", "--physics", str(path), "--out", str(out),
+                     "--quiet"]) == 2
+    _forget_task_files(before)
+    assert "actuator_delay_s may be at most one control period" in caplog.text and not out.exists()

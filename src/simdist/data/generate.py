@@ -161,9 +161,8 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py); it must
     be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
     the dataset's own."""
-    from simdist.tasks.base import domain_physics
-
-    domain_physics(task, "sim", physics)  # a bad physics file fails here, before the dataset folder exists
+    # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
+    task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
