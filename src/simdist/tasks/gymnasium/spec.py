@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable
 
 import mujoco
 import numpy as np
@@ -113,7 +113,7 @@ class GymTaskSpec:
             raise ValueError(f"GymTaskSpec {self.name!r}: real/randomize name unknown parameters {unknown}")
 
 
-# Physics fields every adapted task has, with their physical ranges.
+# Physics fields every adapted task has: type and default (their ranges are in physics_dataclass).
 COMMON = {"action_delay_steps": (int, 0), "obs_noise_std": (float, 0.0)}
 
 
@@ -137,8 +137,7 @@ def physics_dataclass(spec: GymTaskSpec, model: mujoco.MjModel) -> type:
                        field(default=tuple(float(v) for v in spec.randomize.get(p.name, (1.0, 1.0))))))
     fields += [(name, kind, field(default=default)) for name, (kind, default) in COMMON.items()]
     cls_name = "".join(part.capitalize() for part in spec.name.replace("-", "_").split("_")) + "Physics"
-    return dataclasses.make_dataclass(cls_name, fields, frozen=True,
-                                      namespace={"LIMITS": limits, "__annotations__": {"LIMITS": ClassVar[dict]}})
+    return dataclasses.make_dataclass(cls_name, fields, frozen=True, namespace={"LIMITS": limits})  # not a field
 
 
 @dataclass(frozen=True)
