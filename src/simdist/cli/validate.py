@@ -4,10 +4,8 @@ checkpoints that must fit the task. A bad input is one `ValueError` naming it (m
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-import yaml
 
 from simdist.data.episodes import read_info
 from simdist.tasks import get_task, task_names
@@ -126,13 +124,6 @@ def check_physics_file(path: str, task=None, domain: str = "sim", option: str = 
         raise ValueError(f"{option} {path}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
     try:
         load_physics_file(file)
-    except yaml.YAMLError as err:
-        where = getattr(err, "problem_mark", None)
-        at = f" (line {where.line + 1}, column {where.column + 1})" if where is not None else ""
-        raise ValueError(f"{option} {path}: not valid YAML{at}: {getattr(err, 'problem', None) or err}") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{option} {path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") \
-            from None
     except (ValueError, UnicodeDecodeError) as err:
         raise ValueError(f"{option} {path}: {err}") from None
     if task is not None:

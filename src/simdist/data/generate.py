@@ -165,6 +165,8 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     the dataset's own."""
     if episodes < 1 or workers < 1:
         raise ValueError(f"generate needs at least one episode and one worker, got {episodes} and {workers}")
+    # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
+    task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,

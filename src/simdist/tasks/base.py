@@ -29,6 +29,7 @@ import numpy as np
 
 from simdist.tasks.gaps import expand_with_sim
 from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_schema import validate_overrides
 
 DOMAINS = ("sim", "real")
 COMMAND_KEY = "command"
@@ -162,31 +163,24 @@ class TrainableExpertTask(Task, Protocol):
 P = TypeVar("P")
 
 
-def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None) -> P:
+def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None, source: str | None = None) -> P:
     """Return a copy of the physics dataclass ``base`` with ``overrides`` (dict or JSON/YAML file) applied.
 
-    Unknown names are an error that lists the valid ones, so a typo never silently leaves a default in place.
-    Sequence-valued fields (ranges such as ``(low, high)``) are converted to tuples.
+    Values are checked against the schema of ``base``'s dataclass (simdist.tasks.physics_schema: type, shape,
+    physical range), and unknown names are an error that lists the valid ones, so a typo never silently leaves a
+    default in place; every error is one line naming the parameter, its value and what is allowed.
     """
     if overrides is None:
         return base
     if isinstance(overrides, (str, Path)):
+        source = source or f"physics file {overrides}"
         overrides = load_physics_file(overrides)
-    valid = {f.name: f for f in dataclasses.fields(base)}
-    unknown = sorted(set(overrides) - set(valid))
-    if unknown:
-        raise KeyError(f"unknown physics parameter(s) {unknown}; valid names: {sorted(valid)}")
-    changes = {}
-    for key, value in overrides.items():
-        current = getattr(base, key)
-        if isinstance(current, tuple) or (current is None and isinstance(value, (list, tuple))):
-            value = tuple(value)
-            if current is not None and len(value) != len(current):
-                raise ValueError(f"physics parameter {key!r} needs {len(current)} values, got {len(value)}")
-        elif isinstance(current, (int, float)) and not isinstance(current, bool):
-            value = type(current)(value)
-        changes[key] = value
-    return dataclasses.replace(base, **changes)
+    source = source or "physics override"
+    changes = validate_overrides(base, overrides, source)
+    try:
+        return dataclasses.replace(base, **changes)
+    except ValueError as err:  # a rule between fields, checked by the dataclass itself
+        raise ValueError(f"{source}: {err}") from None
 
 
 def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
@@ -194,7 +188,8 @@ def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
     defaults with ``physics`` (overrides: dict or JSON/YAML file, may hold ``with_sim``, simdist.tasks.gaps) applied."""
     if isinstance(physics, task.physics_type):
         return physics
-    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics))
+    source = f"physics file {physics}" if isinstance(physics, (str, Path)) else None
+    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics), source)
 
 
 def check_domain(domain: str) -> str:

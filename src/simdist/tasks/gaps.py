@@ -79,12 +79,20 @@ def expand_with_sim(task, domain: str, overrides: dict | str | Path | None) -> d
     fields it puts back to `sim`; entries naming a field explicitly win over ``with_sim``. Only `real` has a gap."""
     if overrides is None:
         return None
+    source = f"physics file {overrides}" if isinstance(overrides, (str, Path)) else "physics override"
     data = dict(load_physics_file(overrides) if isinstance(overrides, (str, Path)) else overrides)
     groups = data.pop(WITH_SIM, None)
     if groups is None:
         return data
     if domain != "real":
-        raise ValueError(f"{WITH_SIM!r} puts part of the real domain back to sim: it applies to domain 'real' only, "
+        raise ValueError(f"{source}: {WITH_SIM!r} puts part of the real domain back to sim: it applies to domain 'real' only, "
                          f"not {domain!r}")
-    groups = [groups] if isinstance(groups, str) else list(groups)
-    return {**{name: sim_value(task, name) for name in reverted_fields(task, groups)}, **data}
+    groups = [groups] if isinstance(groups, str) else groups
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise ValueError(f"{source}: {WITH_SIM} = {groups!r}: must be a group name or a list of them; "
+                         f"groups: {list(gap_groups(task))}")
+    try:
+        reverted = reverted_fields(task, groups)
+    except KeyError as err:
+        raise KeyError(f"{source}: {WITH_SIM}: {err.args[0]}") from None
+    return {**{name: sim_value(task, name) for name in reverted}, **data}

@@ -14,13 +14,19 @@ def load_physics_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"physics file not found: {path}")
-    text = path.read_text()
-    if path.suffix.lower() in (".yaml", ".yml"):
-        data = yaml.safe_load(text)
-    elif path.suffix.lower() == ".json":
-        data = json.loads(text)
-    else:
+    if path.suffix.lower() not in (".json", ".yaml", ".yml"):
         raise ValueError(f"physics file {path} must end in .json, .yaml or .yml")
+    text = path.read_text()
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"physics file {path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") \
+            from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ValueError(f"physics file {path}: not valid YAML{at}: {problem}") from None
     if not isinstance(data, dict):
         raise ValueError(f"physics file {path} must hold a mapping of parameter names to values")
     return data

@@ -8,10 +8,12 @@ of the ``sim`` ranges for the effects the simulator is meant not to model (see d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from simdist.tasks.base import check_domain
+from simdist.tasks.physics_schema import Limit
 from simdist.tasks.ur5e.physics import (ARM_GAP_FIELDS, PERCEPTION_POSITION_GAP_FIELDS, Range, SampledPhysics,
                                         sample_ranges, sampled_fields)
 
@@ -21,6 +23,7 @@ class PegPhysics:
     # --- simulator --------------------------------------------------------------------------------------------
     timestep_s: float = 0.004  # MuJoCo step; 50 physics steps per 0.2 s control step
     hole_clearance_m: float = 0.0008  # total clearance (hole side - peg side); the issue asks for 0.5-1 mm
+    hole_chamfer_m: float = 0.0  # 45° lead-in bevel at the hole's mouth (0: a sharp edge, as in the paper's fixture)
     # --- contact friction (sliding coefficient; the fixture/pads/table geoms carry `priority` so theirs wins) ---
     peg_hole_friction_range: Range = (0.3, 0.7)
     finger_friction_range: Range = (1.0, 1.5)
@@ -46,6 +49,9 @@ class PegPhysics:
     hole_estimate_offset_y_m: float = 0.0
     joint_position_noise_rad: float = 0.0005  # encoder noise on the joint-position observation
     joint_velocity_noise_rad_s: float = 0.01
+
+    # A bevel up to 1 cm leaves wall on every side of the 3 cm deep hole (model.SceneGeometry).
+    LIMITS: ClassVar[dict[str, Limit]] = {"hole_chamfer_m": Limit(ge=0.0, le=0.01, unit="m")}
 
 
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.

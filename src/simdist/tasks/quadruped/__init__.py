@@ -22,7 +22,7 @@ from simdist.tasks.quadruped.batch_env import HEIGHT_NOISE_STD, PROPRIO_DIM, PRO
 from simdist.tasks.quadruped.course_env import QuadrupedCourseEnv, time_limit_s
 from simdist.tasks.quadruped.physics import GAP_GROUPS, REAL_FOAM, REAL_SLIPPERY_SLOPE, SIM, QuadrupedPhysics
 from simdist.tasks.quadruped.robot import CONTROL_PERIOD_S
-from simdist.tasks.quadruped.scenes import COURSES
+from simdist.tasks.quadruped.scenes import COURSES, course_for
 from simdist.tasks.quadruped.terrain_env import TerrainWalkEnv
 from simdist.tasks.registry import register
 
@@ -70,7 +70,8 @@ class QuadrupedCourseTask:
             return TerrainWalkEnv(phys, seed=seed)
         if phys.scene != "course":
             raise ValueError(f"unknown scene {phys.scene!r}; valid scenes: ['course', 'terrain']")
-        return QuadrupedCourseEnv(domain, self.course, phys, default_speed=max(self.config.speeds), seed=seed)
+        return QuadrupedCourseEnv(domain, course_for(self.config.name, phys), phys, default_speed=max(self.config.speeds),
+                                  seed=seed)
 
     def expert(self) -> experts.PPOPolicy:
         return experts.expert()

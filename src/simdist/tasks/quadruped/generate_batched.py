@@ -39,7 +39,7 @@ from simdist.tasks.quadruped import INITIAL_YAW_RAD
 from simdist.tasks.quadruped.batch_env import EPISODE_S, QuadrupedBatchEnv
 from simdist.tasks.quadruped.commands import StraightLineCommand
 from simdist.tasks.quadruped.course_env import time_limit_s
-from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene
+from simdist.tasks.quadruped.scenes import CourseScene, TrainingScene, course_for
 
 SCENES = ("terrain", "course")
 
@@ -74,8 +74,8 @@ class _CourseTrials:
     """Evaluation-style trials on the task's course for every robot of a batch: speed ~ U[slowest, fastest trial
     speed], heading error ~ U[±INITIAL_YAW_RAD], the straight-line P-controller's command, the trial time limit."""
 
-    def __init__(self, task, env: QuadrupedBatchEnv, rng: np.random.Generator):
-        self.course, self.env, self.rng = task.course, env, rng
+    def __init__(self, task, env: QuadrupedBatchEnv, rng: np.random.Generator, course):
+        self.course, self.env, self.rng = course, env, rng
         self.speed_range = (min(task.config.speeds), max(task.config.speeds))
         n = env.num_envs
         self.controllers: list[StraightLineCommand] = [StraightLineCommand(0.0)] * n
@@ -110,9 +110,10 @@ def _batch_env(task, scene: str, physics, num_envs: int, seed: int, rng: np.rand
     """The robots and, on the course, the evaluation-style trials that command them (None on the terrain, whose
     commands are random and whose episodes end after EPISODE_S)."""
     if scene == "course":
-        env = QuadrupedBatchEnv(num_envs, CourseScene(task.course, physics), physics, seed=seed, random_commands=False,
+        course = course_for(task.config.name, physics)  # the geometry of these physics
+        env = QuadrupedBatchEnv(num_envs, CourseScene(course, physics), physics, seed=seed, random_commands=False,
                                 auto_reset=False, episode_s=1e6)
-        return env, _CourseTrials(task, env, rng)
+        return env, _CourseTrials(task, env, rng, course)
     env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), physics, seed=seed,
                             random_commands=True, auto_reset=False, episode_s=EPISODE_S)
     return env, None
@@ -192,7 +193,7 @@ class _Alg2Robots:
             success, progress_m = not fell, float(np.linalg.norm(self.env.qpos[i, :2] - self.start_xy[i]))
         else:
             progress_m = float(self.trials.progress()[i])
-            success = not fell and progress_m >= self.task.course.length_m - 1e-9
+            success = not fell and progress_m >= self.trials.course.length_m - 1e-9
         rec = self.rec[i]
         metrics = {"success": float(success), "fell": float(fell), "time_s": len(rec.action) * self.env.dt,
                    "progress_m": progress_m}

@@ -23,6 +23,9 @@ Override any field from a JSON/YAML file with ``--physics FILE`` (see simdist.ta
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
+
+from simdist.tasks.physics_schema import Limit
 
 RIGID_SOLREF = (0.02, 1.0)  # MuJoCo defaults
 RIGID_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
@@ -50,6 +53,29 @@ class QuadrupedPhysics:
     foam_solref: tuple[float, float] = RIGID_SOLREF
     foam_solimp: tuple[float, float, float, float, float] = RIGID_SOLIMP
     foam_priority: int = 0  # > 1 makes the foam's solref/solimp govern foot contacts
+    # Course geometry (scenes.course_for). Slippery slope: one panel per angle, each slope_panel_length_m long along
+    # the course, rising one after the other, then a plateau. Foam: one pad per length, each overlapping the one
+    # before by foam_pad_overlap_m (the later pad lying on the earlier one there). Both courses end
+    # COURSE_RUNOUT_M past their last panel or pad.
+    slope_panel_angles_deg: tuple[float, ...] = (3.0, 5.7)
+    slope_panel_length_m: float = 0.76
+    slope_panel_thickness_m: float = 0.03
+    foam_pad_lengths_m: tuple[float, ...] = (1.6, 1.5)
+    foam_pad_overlap_m: float = 0.4
+    foam_pad_thickness_m: float = 0.05
+
+    LIMITS: ClassVar[dict[str, Limit]] = {
+        "slope_panel_angles_deg": Limit(ge=0.0, le=30.0, unit="deg"),  # up-slopes a walking robot can face
+        "foam_pad_overlap_m": Limit(ge=0.0, unit="m"),
+        "panel_priority": Limit(ge=0), "foam_priority": Limit(ge=0),
+    }
+
+    def __post_init__(self) -> None:
+        if not self.slope_panel_angles_deg or not self.foam_pad_lengths_m:
+            raise ValueError("slope_panel_angles_deg and foam_pad_lengths_m need at least one value")
+        if self.foam_pad_overlap_m >= min(self.foam_pad_lengths_m):
+            raise ValueError(f"foam_pad_overlap_m = {self.foam_pad_overlap_m:g}: must be < the shortest pad "
+                             f"({min(self.foam_pad_lengths_m):g} m)")
 
 
 SIM = QuadrupedPhysics()

@@ -51,25 +51,38 @@ class Course:
         return h
 
 
-def _slippery_slope() -> Course:
-    rise1 = 0.76 * np.tan(np.radians(3.0))
-    rise2 = rise1 + 0.76 * np.tan(np.radians(5.7))
-    return Course("slippery-slope", 1.82, (
-        Box("panel_3deg", (0.0, 0.76), 0.0, 3.0, 0.03),
-        Box("panel_5.7deg", (0.76, 1.52), float(rise1), 5.7, 0.03),
-        Box("plateau", (1.52, 3.5), float(rise2), 0.0, float(rise2), surface="floor"),
-    ))
+COURSE_RUNOUT_M = 0.3  # the finish line lies this far past the last panel or pad
 
 
-def _foam() -> Course:
-    return Course("foam", 3.00, (
-        Box("pad_a", (0.0, 1.6), 0.05, thickness=0.05, surface="foam"),
-        Box("pad_b_overlap", (1.2, 1.6), 0.10, thickness=0.05, surface="foam"),
-        Box("pad_b", (1.6, 2.7), 0.05, thickness=0.05, surface="foam"),
-    ))
+def slippery_slope(physics: QuadrupedPhysics) -> Course:
+    boxes, x, z, n = [], 0.0, 0.0, len(physics.slope_panel_angles_deg)
+    length, thickness = physics.slope_panel_length_m, physics.slope_panel_thickness_m
+    for angle in physics.slope_panel_angles_deg:
+        boxes.append(Box(f"panel_{angle:g}deg", (x, x + length), float(z), float(angle), thickness))
+        x, z = x + length, z + length * np.tan(np.radians(angle))
+    boxes.append(Box("plateau", (x, x + 1.98), float(z), 0.0, max(float(z), 0.01), surface="floor"))
+    return Course("slippery-slope", round(n * length + COURSE_RUNOUT_M, 9), tuple(boxes))
 
 
-COURSES = {"slippery-slope": _slippery_slope(), "foam": _foam()}
+def foam(physics: QuadrupedPhysics) -> Course:
+    t, lengths = physics.foam_pad_thickness_m, physics.foam_pad_lengths_m
+    names = ["pad_a", "pad_b"] + [f"pad_{i}" for i in range(3, len(lengths) + 1)]
+    boxes, start, end = [], 0.0, 0.0
+    for i, length in enumerate(lengths):
+        if i:  # this pad lies on the one before where they overlap
+            start = end - physics.foam_pad_overlap_m
+            boxes.append(Box(f"{names[i]}_overlap", (start, end), 2 * t, thickness=t, surface="foam"))
+        boxes.append(Box(names[i], (end, start + length), t, thickness=t, surface="foam"))
+        end = start + length
+    return Course("foam", round(end + COURSE_RUNOUT_M, 9), tuple(boxes))
+
+
+def course_for(name: str, physics: QuadrupedPhysics) -> Course:
+    """The course ``name`` with the geometry of ``physics``."""
+    return {"slippery-slope": slippery_slope, "foam": foam}[name](physics)
+
+
+COURSES = {name: course_for(name, QuadrupedPhysics()) for name in ("slippery-slope", "foam")}
 
 
 def _box_xml(box: Box, physics: QuadrupedPhysics) -> str:
