@@ -2,7 +2,6 @@
 simdist.tasks.base, its physics land in the MjModel, latency delays actions, and the example runs through the CLI."""
 
 import json
-import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -117,16 +116,17 @@ def test_a_spec_naming_unknown_parameters_is_refused():
         make_task(randomize={"pole_mas": (0.9, 1.1)})
 
 
-@pytest.fixture
-def fresh_registry(monkeypatch):
-    registry.task_names()
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
-    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("simdist_task_file_"):
-            del sys.modules[name]
+def _expert_wins(task, ics) -> dict[str, list[float]]:
+    """The privileged expert's success from each initial condition, in both domains."""
+    expert, wins = task.expert(), {}
+    for domain in ("sim", "real"):
+        env = task.make_env(domain)
+        wins[domain] = []
+        for ic in ics:
+            env.reset(seed=0, options={"initial_condition": ic})
+            infos = [env.step(expert.act(env.oracle_privileged_state()))[4] for _ in range(task.spec.episode_steps)]
+            wins[domain].append(task.episode_metrics(infos)["success"])
+    return wins
 
 
 def test_the_inverted_pendulum_example_runs_through_the_cli(tmp_path, monkeypatch, capsys, fresh_registry):
@@ -134,14 +134,7 @@ def test_the_inverted_pendulum_example_runs_through_the_cli(tmp_path, monkeypatc
     monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE))
     task = registry.get_task("inverted-pendulum")
     assert task.default_physics("real").action_delay_steps == 1
-    expert, ics = task.expert(), task.initial_conditions("default", 4, seed=0)
-    for domain in ("sim", "real"):
-        env, wins = task.make_env(domain), []
-        for ic in ics:
-            env.reset(seed=0, options={"initial_condition": ic})
-            infos = [env.step(expert.act(env.oracle_privileged_state()))[4] for _ in range(task.spec.episode_steps)]
-            wins.append(task.episode_metrics(infos)["success"])
-        assert wins == [1.0] * 4, domain
+    assert _expert_wins(task, task.initial_conditions("default", 4, seed=0)) == {"sim": [1.0] * 4, "real": [1.0] * 4}
     assert main(["generate", "inverted-pendulum", "--episodes", "3", "--out", str(tmp_path / "sim"), "--json",
                  "--quiet"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["episodes"] == 3
@@ -152,13 +145,6 @@ def test_the_reacher_example_reaches_in_both_domains(monkeypatch, fresh_registry
     monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE.parents[1] / "reacher" / "task.py"))
     task = registry.get_task("reacher")
     assert task.default_physics("real").fingertip_mass == 0.05
-    expert, ics = task.expert(), task.initial_conditions("default", 3, seed=0)
-    for domain in ("sim", "real"):
-        env, wins = task.make_env(domain), []
-        for ic in ics:
-            env.reset(seed=0, options={"initial_condition": ic})
-            infos = [env.step(expert.act(env.oracle_privileged_state()))[4] for _ in range(task.spec.episode_steps)]
-            wins.append(task.episode_metrics(infos)["success"])
-        assert wins == [1.0] * 3, domain
+    assert _expert_wins(task, task.initial_conditions("default", 3, seed=0)) == {"sim": [1.0] * 3, "real": [1.0] * 3}
     named = task.make_env("real").named_state()
     assert named["fingertip_mass"] == pytest.approx(0.05) and named["target"].shape == (2,)

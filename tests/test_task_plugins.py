@@ -2,7 +2,6 @@
 registered by SIMDIST_TASK_MODULES, and an installed package's entry point."""
 
 import json
-import sys
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -12,19 +11,6 @@ from simdist.cli import main
 from simdist.tasks import registry
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "point_mass" / "task.py"
-
-
-@pytest.fixture
-def fresh_registry(monkeypatch):
-    """A registry that loads its plugins again, restored afterwards with the built-in tasks intact."""
-    registry.task_names()  # the built-ins registered in the real registry first
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
-    monkeypatch.setattr(registry, "_BUILTINS_LOADED", False)
-    before = set(sys.modules)
-    yield
-    for name in set(sys.modules) - before:
-        if name.startswith("simdist_task_file_"):
-            del sys.modules[name]
 
 
 def run_json(capsys, *argv) -> dict:

@@ -54,24 +54,12 @@ class AdaptConfig:
     initial_data: str | None = None  # optional offline real episodes or demonstrations (Alg. 1, line 1)
 
 
-
-
-
-
-
-
-
-
 def _by_grid(labels: list[str], metrics: list[dict]) -> dict[str, dict[str, float]]:
     out = {}
     for g in dict.fromkeys(labels):
         rows = [m for m, lab in zip(metrics, labels) if lab == g]
         out[g] = {k: float(np.mean([m[k] for m in rows])) for k in rows[0]}
     return out
-
-
-
-
 
 
 def _real_files_through(data_dir: Path, j: int) -> list[Path]:
