@@ -32,7 +32,7 @@ class MPPIConfig:
     # Pessimism where the model has ensemble decoders (ModelConfig.dynamics_ensemble; no effect without them): a
     # candidate scores its members' mean return minus uncertainty_weight × their spread of its gain over the BC chunk
     # (WorldModel.plan_returns_n). In units of the model's own uncertainty, so one value fits every task.
-    uncertainty_weight: float = 1.0
+    uncertainty_weight: float = 0.5
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to
