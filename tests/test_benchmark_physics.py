@@ -14,7 +14,7 @@ from simdist.tasks.base import domain_physics
 
 PHYSICS = Path(__file__).resolve().parents[1] / "benchmarks" / "physics"
 TASK_BY_PREFIX = {"peg_": "peg-insertion", "table_leg_": "table-leg", "foam_": "foam", "slope_": "slippery-slope",
-                  "sim_": "slippery-slope"}  # sim_*: the slope's simulator panels and feet
+                  "sim_": "slippery-slope", "pendulum_": "pendulum"}  # sim_*: the slope's simulator panels and feet
 FILES = sorted(PHYSICS.glob("*.json"))
 
 
