@@ -77,6 +77,7 @@ def _value_reversed(checkpoint):
     return model
 
 
+@pytest.mark.slow
 def test_diagnose_blames_a_broken_value_head(pretrained):
     cfg = DiagnoseConfig(domain="sim", trials=2, probe_episodes=2, probes_per_episode=4)
     result = diagnose(get_task("pendulum"), _value_reversed(pretrained), TINY_MPPI, cfg)
