@@ -154,7 +154,11 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
 def _refuse_changed_inputs(config: Path, now: dict) -> None:
     """A resume reads the inputs the run started with, or none: each one whose content changed is named (runs
     recorded before inputs were hashed are taken on trust)."""
-    if not config.exists() or "inputs" not in (recorded := json.loads(config.read_text())):
+    if not config.exists():
+        return
+    if "inputs" not in (recorded := json.loads(config.read_text())):
+        log.warning("%s predates recording inputs (content hashes); resuming on the assumption that they are "
+                    "unchanged", config)
         return
     if changed := changed_inputs(recorded["inputs"], now):
         raise ValueError(f"{'; '.join(changed)}: one run holds one robot's episodes from one model; use a new --out "

@@ -26,6 +26,7 @@ from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, PIPEL
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import MPPI_PRESETS, MPPIConfig, task_planner
 from simdist.tasks import get_task, task_names
+from simdist.tasks.registry import check_task
 from simdist.tasks.base import default_grid
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_model_config, shipped_checkpoint
 from simdist.training.train import finetune, plan_device, pretrain
@@ -44,7 +45,12 @@ def _task(name: str):
 
 
 def cmd_tasks(args) -> dict:
-    return {"tasks": task_names()}
+    """Every registered task, each built (with its sim environment, reset once): the ones that fail with why."""
+    names = task_names()
+    broken = {name: reason for name in names if (reason := check_task(name)) is not None}
+    if args.json:
+        return {"tasks": names, "broken": broken}
+    return {name: f"BROKEN ({broken[name]})" if name in broken else "ok" for name in names}
 
 
 # What `simdist presets` shows of each preset without --json (which shows every field).

@@ -102,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
-    add("tasks", cmd_tasks, "list the registered tasks")
+    add("tasks", cmd_tasks, "list the registered tasks, building each one's sim environment once: a task that "
+        "fails (e.g. a plugin needing a missing extra) is marked BROKEN with the reason (--json: \"broken\")")
     add("presets", cmd_presets, "list the model, training, finetuning and planner (MPPI) presets with their key "
         "values (--json: every field)")
     sp = add("generate", cmd_generate, "generate simulation data with the expert and sub-optimal policies (Alg. 2)")
