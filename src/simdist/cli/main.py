@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True, help="run folder; rerunning the same command resumes it")
     sp.add_argument("--grid", help="evaluation grid, or all: M episodes split over every grid (default: the task's "
                     "first grid; all for the quadruped)")
-    sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset (`simdist presets`)")
+    sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
     sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset (default: --preset's; then the task's "
                     "planner_overrides)")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
