@@ -51,13 +51,14 @@ def test_pipeline_through_cli(tmp_path, capsys, caplog, pretrained, pendulum_dat
     config_path = tmp_path / "adapt" / "adapt_config.json"
     config = json.loads(config_path.read_text())
     assert config.pop("physics") is None
+    assert set(config.pop("inputs")) == {"--checkpoint", "--sim-data"}  # nor the inputs' content hashes
     assert config["finetune"].pop("replay_labels") is True  # nor replay_labels: same, one field
     assert config["finetune"].pop("policy_anchor") == 0.0
     config_path.write_text(json.dumps(config))
     assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
                  "--out", str(tmp_path / "adapt"), "--finetune-steps", "5", "--sim-data", str(pendulum_data),
                  "--prior-weight", "0.5", "--physics", str(tmp_path / "heavy.json"), "--json", "--quiet"]) == 0
-    assert "predates recording physics" in caplog.text and "predates recording finetune.replay_labels" in caplog.text
+    assert "predates recording physics" in caplog.text and "predates recording inputs" in caplog.text and "predates recording finetune.replay_labels" in caplog.text
     assert json.loads(config_path.read_text())["physics"] == str(tmp_path / "heavy.json")
     assert len(list((tmp_path / "adapt" / "real_data" / "episodes").glob("*.h5"))) == 4
     assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--prior-weight", "-1", "--json"]) == 2

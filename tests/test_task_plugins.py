@@ -81,3 +81,23 @@ def test_a_task_module_that_cannot_be_found_is_named(monkeypatch, fresh_registry
     monkeypatch.setenv(registry.MODULES_ENV, str(broken))
     with pytest.raises(ModuleNotFoundError, match="no_such_dependency_of_the_robot"):
         registry.task_names()
+
+
+def test_tasks_builds_each_task_and_marks_the_broken_ones(tmp_path, monkeypatch, capsys, fresh_registry):
+    """A plugin whose environment needs a missing extra is listed as broken, with the reason; the rest are fine."""
+    plugin = tmp_path / "broken_task.py"
+    plugin.write_text(
+        "from simdist.tasks.pendulum import PendulumTask\n"
+        "from simdist.tasks.registry import register\n\n"
+        "class NeedsExtra(PendulumTask):\n"
+        "    def make_env(self, domain, physics=None, seed=0):\n"
+        "        raise ModuleNotFoundError(\"No module named 'fancy_sim'\")\n\n"
+        "register('needs-extra', NeedsExtra)\n")
+    monkeypatch.setenv(registry.MODULES_ENV, str(plugin))
+    out = run_json(capsys, "tasks", "--json")
+    assert {"needs-extra", "pendulum"} <= set(out["tasks"])
+    assert out["broken"] == {"needs-extra": "ModuleNotFoundError: No module named 'fancy_sim'"}
+    assert main(["tasks"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "pendulum: ok" in lines
+    assert "needs-extra: BROKEN (ModuleNotFoundError: No module named 'fancy_sim')" in lines

@@ -33,6 +33,7 @@ from simdist.adaptation.corrections import collect_corrections, operator_share
 from simdist.adaptation.rounds import (initial_condition_to_json, physics_setting, refuse_other_settings,
                                       round_initial_conditions, round_model_dir, round_progress)
 from simdist.config import CorrectionConfig, FinetuneConfig, replace
+from simdist.data.records import changed_inputs, input_hashes, run_inputs
 from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
                                    read_episode_file, read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
@@ -92,23 +93,28 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
     ckpt.check_model_fits_task(pretrained_model, task, pretrained)
     data_dir = out / "real_data"
+    settings = _settings(cfg, mppi, ft, pretrained, physics, corrections)
+    # a content hash of every input: a resume whose checkpoint, physics or data changed is refused, naming them
+    settings["inputs"] = input_hashes(pretrained, physics, sim_data, cfg.initial_data)
+    _refuse_changed_inputs(out / "adapt_config.json", settings["inputs"])
+    refuse_other_settings(out / "adapt_config.json", settings,
+                          may_change=("adapt.rounds", *(f"inputs.{k}" for k in settings["inputs"])),
+                          recorded_since=("physics", "inputs", "finetune.replay_labels", "finetune.policy_anchor",
+                                          "finetune.tail_windows"))
+    # everything else that can refuse the run, before anything is written
+    env = task.make_env("real", physics, seed=cfg.seed)
+    ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
                                          obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
                                          command_dim=spec.command_dim, action_low=spec.action_low,
                                          action_high=spec.action_high, notes="collected by simdist adapt"))
-    settings = _settings(cfg, mppi, ft, pretrained, physics, corrections)
-    refuse_other_settings(out / "adapt_config.json", settings, may_change=("adapt.rounds",),
-                          recorded_since=("physics", "finetune.replay_labels", "finetune.policy_anchor",
-                                          "finetune.tail_windows"))
     atomic_write_text(out / "adapt_config.json", json.dumps(settings, indent=2))
     if recorded := episode_files(data_dir):
         log.info("resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept", out,
                  len(recorded), len(list(out.glob("round_*/model/done"))))
-    env = task.make_env("real", physics, seed=cfg.seed)
-    ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
     if cfg.initial_data:
         _import_initial_data(cfg.initial_data, data_dir)
-    rounds = []
+    rounds, inputs = [], run_inputs(physics, mppi)
     device = device or default_device()
     replay = None  # the simulation windows, loaded at the first finetune and kept for every later round
     for j in range(cfg.rounds + 1):
@@ -140,9 +146,23 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
         # rewritten after every round, so that a long (robot) run can be watched and a crash keeps its rounds
         result = {"task": spec.name, "rounds": rounds, "rounds_planned": cfg.rounds,
                   "zero_shot_success": rounds[0]["success_rate"], "final_success": rounds[-1]["success_rate"],
-                  "real_minutes": rounds[-1]["real_minutes"]}
+                  "real_minutes": rounds[-1]["real_minutes"], "inputs": inputs}
         atomic_write_text(out / "adapt_results.json", json.dumps(result, indent=2))
     return result
+
+
+def _refuse_changed_inputs(config: Path, now: dict) -> None:
+    """A resume reads the inputs the run started with, or none: each one whose content changed is named (runs
+    recorded before inputs were hashed are taken on trust)."""
+    if not config.exists():
+        return
+    if "inputs" not in (recorded := json.loads(config.read_text())):
+        log.warning("%s predates recording inputs (content hashes); resuming on the assumption that they are "
+                    "unchanged", config)
+        return
+    if changed := changed_inputs(recorded["inputs"], now):
+        raise ValueError(f"{'; '.join(changed)}: one run holds one robot's episodes from one model; use a new --out "
+                         f"(or restore the inputs to resume {config.parent})")
 
 
 def round_finetune(ft: FinetuneConfig, seed: int, j: int) -> FinetuneConfig:

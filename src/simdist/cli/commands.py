@@ -15,6 +15,7 @@ from simdist.config import (FINETUNE_PRESETS, MODEL_PRESETS, TRAIN_PRESETS, Corr
                             LossConfig, ModelConfig, TrainConfig, finetune_preset, model_preset, parse_overrides,
                             replace, split_sets, train_preset, with_bc_head, with_sets, with_steps)
 from simdist.data.episodes import atomic_write_text, episode_files, load_episodes, merge_datasets
+from simdist.data.records import run_inputs
 from simdist.data.generate import expert_only, generate, generation_preset
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, plot_diagnosis
 from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
@@ -25,6 +26,7 @@ from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, PIPEL
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import MPPI_PRESETS, MPPIConfig, task_planner
 from simdist.tasks import get_task, task_names
+from simdist.tasks.registry import check_task
 from simdist.tasks.base import default_grid
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_model_config, shipped_checkpoint
 from simdist.training.train import finetune, plan_device, pretrain
@@ -43,7 +45,12 @@ def _task(name: str):
 
 
 def cmd_tasks(args) -> dict:
-    return {"tasks": task_names()}
+    """Every registered task, each built (with its sim environment, reset once): the ones that fail with why."""
+    names = task_names()
+    broken = {name: reason for name in names if (reason := check_task(name)) is not None}
+    if args.json:
+        return {"tasks": names, "broken": broken}
+    return {name: f"BROKEN ({broken[name]})" if name in broken else "ok" for name in names}
 
 
 # What `simdist presets` shows of each preset without --json (which shows every field).
@@ -128,19 +135,19 @@ def cmd_evaluate(args) -> dict:
         if args.ensemble_decay is not None or args.plan_device != "cpu":
             raise ValueError(f"{args.checkpoint} is a baseline's checkpoint: --ensemble-decay and --plan-device "
                              "apply to a world model's agents")
-        agent = load_baseline_agent(args.checkpoint)
+        agent, planner = load_baseline_agent(args.checkpoint), None
     else:
         model = load_model(args.checkpoint, plan_device(args.plan_device))
         check_model_fits_task(model, task, args.checkpoint)
         if args.ensemble_decay is not None and args.agent != "policy":
             raise ValueError("--ensemble-decay ensembles the BC head's chunks: use it with --agent policy")
-        agent = PolicyAgent(model, args.ensemble_decay) if args.agent == "policy" else \
-            MPPIAgent(model, task_planner(task, args.mppi, split_sets(args.set, PLANNER_SETS)["mppi"],
-                                          args.prior_weight))
+        planner = None if args.agent == "policy" else \
+            task_planner(task, args.mppi, split_sets(args.set, PLANNER_SETS)["mppi"], args.prior_weight)
+        agent = PolicyAgent(model, args.ensemble_decay) if planner is None else MPPIAgent(model, planner)
     target = _result_file(args.out)  # refused now if unwritable, not after the trials
     out = evaluate_grids(task, lambda env: agent, args.domain, task.grids if args.grid == "all" else (args.grid,),
                          args.trials, args.seed, args.physics, progress=not args.quiet)
-    out["checkpoint"] = str(args.checkpoint)
+    out.update(checkpoint=str(args.checkpoint), inputs=run_inputs(args.physics, planner))
     _write_result(target, out)
     return out
 
@@ -176,7 +183,7 @@ def cmd_select(args) -> dict:
     out = select_checkpoint(task, args.checkpoints, make_agent, args.domain,
                             task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed,
                             progress=not args.quiet, physics=args.physics)
-    out.update(agent=args.agent, physics=args.physics)
+    out.update(agent=args.agent, physics=args.physics, inputs=run_inputs(args.physics, planner))
     _write_result(target, out)
     return out
 
@@ -192,7 +199,7 @@ def cmd_diagnose(args) -> dict:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     result = diagnose(task, model, mppi, cfg, physics=args.physics, data=data, progress=not args.quiet)
-    result["checkpoint"] = str(args.checkpoint)
+    result.update(checkpoint=str(args.checkpoint), inputs=run_inputs(args.physics, mppi))
     atomic_write_text(out / "diagnosis.json", json.dumps(result, indent=2))
     plot_diagnosis(result, out / "diagnosis.png")
     return result
@@ -200,9 +207,10 @@ def cmd_diagnose(args) -> dict:
 
 def cmd_expert_eval(args) -> dict:
     task = _task(args.task)
-    return evaluate_grids(task, lambda env: PrivilegedAgent(task.expert(), env, seed=args.seed), args.domain,
-                          task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed, args.physics,
-                          progress=not args.quiet, source="expert")
+    out = evaluate_grids(task, lambda env: PrivilegedAgent(task.expert(), env, seed=args.seed), args.domain,
+                         task.grids if args.grid == "all" else (args.grid,), args.trials, args.seed, args.physics,
+                         progress=not args.quiet, source="expert")
+    return {**out, "inputs": run_inputs(args.physics)}
 
 
 def cmd_adapt(args) -> dict:

@@ -32,6 +32,11 @@ PLAN_DEVICE_HELP = ("where the world model plans: cpu (default) or cuda; the pap
                     "an H200 against 343 ms on 2 CPU cores")
 
 
+def preset_steps(table: dict) -> str:
+    """`cpu` 3000, `paper-manipulation` 200000, …: the steps a command runs when --steps is left out."""
+    return ", ".join(f"{name} {make().steps}" for name, make in table.items())
+
+
 def add_set(sp: argparse.ArgumentParser, sections: dict, example: str) -> None:
     """The one override flag: `--set SECTION.FIELD=VALUE`, repeatable."""
     sp.add_argument("--set", action="append", default=[], metavar="SECTION.FIELD=VALUE",
@@ -102,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
-    add("tasks", cmd_tasks, "list the registered tasks")
+    add("tasks", cmd_tasks, "list the registered tasks, building each one's sim environment once: a task that "
+        "fails (e.g. a plugin needing a missing extra) is marked BROKEN with the reason (--json: \"broken\")")
     add("presets", cmd_presets, "list the model, training, finetuning and planner (MPPI) presets with their key "
         "values (--json: every field)")
     sp = add("generate", cmd_generate, "generate simulation data with the expert and sub-optimal policies (Alg. 2)")
@@ -123,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--data", required=True)
     sp.add_argument("--out", required=True)
     sp.add_argument("--preset", default="cpu", help=" | ".join(TRAIN_PRESETS))
-    sp.add_argument("--steps", type=int, help="override the preset's number of steps")
+    sp.add_argument("--steps", type=int, help=f"override the preset's number of steps (default: the preset's: "
+                    f"{preset_steps(TRAIN_PRESETS)})")
     add_set(sp, PRETRAIN_SETS, "model.policy_sees_actions=false --set loss.bc=16 --set train.lr=2e-4 (train: after "
             "--steps)")
     sp.add_argument("--init-from", metavar="CHECKPOINT",
@@ -133,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
     sp.add_argument("--out", required=True)
     sp.add_argument("--preset", default="cpu", help=" | ".join(FINETUNE_PRESETS))
-    sp.add_argument("--steps", type=int)
+    sp.add_argument("--steps", type=int,
+                    help=f"finetuning steps (default: the preset's: {preset_steps(FINETUNE_PRESETS)})")
     sp.add_argument("--trainable", help="comma-separated parameter groups (default: dynamics)")
     sp.add_argument("--sim-data", help="simulation dataset, for replay during finetuning")
     sp.add_argument("--sim-replay", type=float, help="share of each batch from --sim-data (preset default)")
@@ -151,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
     sp.add_argument("--ensemble-decay", type=float, metavar="M", help="--agent policy: execute the temporal "
                     "ensemble of the last T chunks, chunk k steps old weighted exp(-M k) (ACT; 0: a plain mean)")
-    sp.add_argument("--mppi", default="cpu", help="MPPI preset")
+    sp.add_argument("--mppi", default="cpu", help="MPPI preset (default: cpu, then the task's planner_overrides)")
     sp.add_argument("--prior-weight", type=float, help="override the preset's MPPI prior_weight (BC-chunk penalty)")
     add_set(sp, PLANNER_SETS, "mppi.value_weight=0")
     sp.add_argument("--seed", type=int, default=0)
@@ -211,10 +219,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--grid", help="evaluation grid, or all: M episodes split over every grid (default: the task's "
                     "first grid; all for the quadruped)")
     sp.add_argument("--preset", default="cpu", help="MPPI and finetune preset")
-    sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset")
+    sp.add_argument("--mppi", help="MPPI preset, when it differs from --preset (default: --preset's; then the task's "
+                    "planner_overrides)")
     sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight (BC-chunk penalty)")
     add_set(sp, ADAPT_SETS, "mppi.value_weight=0 --set finetune.policy_anchor=10 --set loss.bc=1")
-    sp.add_argument("--finetune-steps", type=int, help="steps of each finetune (default: the preset's)")
+    sp.add_argument("--finetune-steps", type=int, help=f"steps of each finetune (default: the preset's: "
+                    f"{preset_steps(FINETUNE_PRESETS)})")
     sp.add_argument("--seed", type=int, default=0, help="run seed: each episode's randomness derives from (seed, "
                     "round, episode)")
     sp.add_argument("--physics", help="JSON/YAML override of the real domain's physics")
@@ -267,14 +277,16 @@ def build_parser() -> argparse.ArgumentParser:
                     "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)")
     sp.add_argument("--preset", default="cpu", help="model and train preset")
     sp.add_argument("--mppi", help="MPPI preset (default: --preset)")
-    sp.add_argument("--steps", type=int, help="pretraining steps per variant")
+    sp.add_argument("--steps", type=int, help=f"pretraining steps per variant (default: the preset's: "
+                    f"{preset_steps(TRAIN_PRESETS)})")
     sp.add_argument("--trials", type=int, default=20)
     sp.add_argument("--seed", type=int, default=0, help="Table I: the data subset, pretraining initialisation and "
                     "evaluation seed (one replicate per seed and --out); Fig. 10: the first adaptation seed")
     sp.add_argument("--checkpoint", help="Fig. 10 variants: pretrained model to adapt (default: the simdist variant's)")
     sp.add_argument("--rounds", type=int, default=2, help="Fig. 10 variants: finetuning rounds (as simdist adapt)")
     sp.add_argument("--episodes-per-round", type=int, default=20, help="Fig. 10 variants: real episodes per round")
-    sp.add_argument("--finetune-steps", type=int, help="Fig. 10 variants: override the finetune preset's steps")
+    sp.add_argument("--finetune-steps", type=int, help=f"Fig. 10 variants: override the finetune preset's steps "
+                    f"({preset_steps(FINETUNE_PRESETS)})")
     sp.add_argument("--seeds", type=int, default=1, help="Fig. 10 variants: adaptation seeds --seed … --seed+N-1")
     sp.add_argument("--sim-replay", type=float, help="Fig. 10 variants: share of each finetuning batch from --sim-data")
     sp.add_argument("--grid", help="Fig. 10 variants: grid of the real episodes, or 'all' (default as adapt)")

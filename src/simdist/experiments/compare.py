@@ -18,6 +18,7 @@ from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
 from simdist.baselines.sgft import SGFTConfig
 from simdist.config import split_sets
+from simdist.data.records import run_inputs
 from simdist.eval.report import write_comparison
 from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS,
                                               START_POLICY_METHODS, BaselineRunConfig, run_baseline)
@@ -83,7 +84,8 @@ def cmd_compare(args) -> dict:
         if all(round_progress(r) is not None for run in runs for r in run["rounds"]):  # legged tasks
             progress = np.array([[round_progress(r) for r in run["rounds"]] for run in runs])
             summary[method]["progress_mean"] = progress.mean(0).tolist()
-    result = {"task": args.task, "methods": summary, "out": str(out)}
+    # the planner of simdist and simdist_bc is in each of their runs' adapt_results.json ("inputs")
+    result = {"task": args.task, "methods": summary, "out": str(out), "inputs": run_inputs(args.physics)}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
     write_comparison(out, summary)
     return result

@@ -20,6 +20,7 @@ from simdist.adaptation.rounds import refuse_other_settings
 from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
 from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
+from simdist.data.records import run_inputs
 from simdist.eval.report import write_report
 from simdist.eval.rollout import rollout
 from simdist.eval.selection import candidate_checkpoints, select_checkpoint
@@ -134,12 +135,13 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         if cfg.select_checkpoints:
             raise ValueError("select_checkpoints chooses among the run's own pretraining checkpoints; to choose "
                              "among a given run's, use `simdist select` and pass the best as the checkpoint")
-    settings = {"task": task_name, "preset": preset, **asdict(cfg),
-                "checkpoint": str(checkpoint) if checkpoint else None}
-    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
-                          recorded_since=("mppi_set", "select_checkpoints"))
     model_name = model_preset_for(task, preset)  # a bad planner override is refused before any work
     planner = task_planner(task, cfg.mppi or model_name, cfg.mppi_set)
+    inputs = run_inputs(None, planner)  # the task's own real domain: no physics override
+    settings = {"task": task_name, "preset": preset, **asdict(cfg),
+                "checkpoint": str(checkpoint) if checkpoint else None, "inputs": inputs}
+    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
+                          recorded_since=("mppi_set", "select_checkpoints", "inputs"))
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
@@ -197,6 +199,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         "real_minutes": sum(r["real_minutes"] for r in results.values()),
         "sim_success": {g: v["success_rate"] for g, v in sim_eval.items()},
         "sim_dataset": {k: sim_stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate")},
+        "inputs": inputs,
     }
     if selection is not None:
         summary["checkpoint_selection"] = {k: selection[k] for k in ("best", "best_success", "success_min",

@@ -98,3 +98,18 @@ def get_task(name: str) -> Task:
     if name not in _FACTORIES:
         raise KeyError(f"unknown task {name!r}; valid tasks: {sorted(_FACTORIES)}")
     return _FACTORIES[name]()
+
+
+def check_task(name: str) -> str | None:
+    """Build the task and its `sim` environment once and reset it: None where that works, else why it does not
+    (e.g. a plugin that needs an extra that is not installed), in one line."""
+    try:
+        task = get_task(name)
+        env = task.make_env("sim", None, seed=0)
+        env.reset(seed=0)
+    except Exception as err:  # any failure is the answer: the listing goes on to the next task
+        return f"{type(err).__name__}: {err}".splitlines()[0]
+    close = getattr(env, "close", None)
+    if callable(close):
+        close()
+    return None
