@@ -302,9 +302,10 @@ class WorldModel(nn.Module):
                        reference_n: torch.Tensor | None = None) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
         paper's return). Where the model has ensemble decoders (ModelConfig.dynamics_ensemble) and
-        `uncertainty_weight` κ > 0, the pessimistic return instead: the members' mean R(a) minus κ × their spread of
-        R(a) − R(reference) (the BC chunk, (T, A)), so a candidate scores above the reference only where the members
-        agree that it gains; without a reference, the spread of R(a)."""
+        `uncertainty_weight` κ > 0, the pessimistic return instead: R(a) minus κ × the spread over the paper's
+        dynamics and the members of R(a) − R(reference) (the BC chunk, (T, A)), so a candidate scores above the
+        reference only where the members agree that it gains; without a reference, the spread of R(a). The members
+        only measure the uncertainty: their own returns share biases off the data, so R stays the paper's."""
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         if not (uncertainty_weight and self.cfg.dynamics_ensemble):
             rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
@@ -317,9 +318,9 @@ class WorldModel(nn.Module):
         rewards, terminal = self.return_parts_n(ctx, every, actions_n.repeat(K + 1, 1, 1), discount)
         returns = (rewards + value_weight * discount ** actions_n.shape[1] * terminal).view(K + 1, N)
         if reference_n is None:
-            return returns.mean(0) - uncertainty_weight * returns.std(0)
+            return returns[0] - uncertainty_weight * returns.std(0)
         gains = returns[:, :-1] - returns[:, -1:]
-        return returns[:, :-1].mean(0) - uncertainty_weight * gains.std(0)
+        return returns[0, :-1] - uncertainty_weight * gains.std(0)
 
     def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
                        discount: float) -> tuple[torch.Tensor, torch.Tensor]:

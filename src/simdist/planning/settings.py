@@ -30,7 +30,7 @@ class MPPIConfig:
     # which the adapted dynamics moves, rather than on the frozen value head (docs/tasks/peg-insertion.md).
     value_weight: float = 1.0
     # Pessimism where the model has ensemble decoders (ModelConfig.dynamics_ensemble; no effect without them): a
-    # candidate scores its members' mean return minus uncertainty_weight × their spread of its gain over the BC chunk
+    # candidate scores the paper's return minus uncertainty_weight × the members' spread of its gain over the BC chunk
     # (WorldModel.plan_returns_n). In units of the model's own uncertainty, so one value fits every task.
     uncertainty_weight: float = 0.5
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
