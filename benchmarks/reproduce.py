@@ -135,6 +135,21 @@ def fmt(x: float) -> str:
 
 # ---------------------------------------------------------------------------------------------- rows
 
+def bc_dagger_steps(task: str, root: str, dagger_args: str, eval_args: str) -> list[Step]:
+    """Per BC seed: a DAgger round with the SimDist head's recipe, then three 5-trial `real` evaluations of the head."""
+    steps = []
+    for s in range(3):
+        evaluate = (f"simdist evaluate {task} --checkpoint {root}/bc_dagger_s{s}/model --domain real --grid all "
+                    f"--trials 5 --agent policy {eval_args}".rstrip())
+        steps += [
+            Step(f"bc_dagger_s{s}", sh(f"simdist dagger {task} --checkpoint {root}/bc/bc/seed_{s}/checkpoint "
+                                       f"{dagger_args} --set dagger.seed={100 + s} --set dagger.train_seed={s} "
+                                       f"--out {root}/bc_dagger_s{s} --json --quiet"), {"OMP_NUM_THREADS": "1"}),
+            *(Step(f"bc_dagger_s{s}_eval{e}", sh(f"{evaluate} --seed {e} --json --quiet"), {"OMP_NUM_THREADS": "1"})
+              for e in range(3))]
+    return steps
+
+
 def rows(r: str) -> dict[str, Row]:
     out: dict[str, Row] = {}
 
@@ -205,16 +220,8 @@ def rows(r: str) -> dict[str, Row]:
                              "--checkpoint checkpoints/quadruped-cpu --budget 105 --episodes-per-round 15 "
                              "--episodes-per-update 15 --grid all --set baseline.sensor_noise_scale=1 "
                              f"--out {r}/foam/bc --json --quiet"), {"OMP_NUM_THREADS": "1"})]
-    for s in range(3):  # BC given the DAgger round of the SimDist head's recipe, then alone in `real`
-        foam_bc += [
-            Step(f"bc_dagger_s{s}", sh(f"simdist dagger foam --checkpoint {r}/foam/bc/bc/seed_{s}/checkpoint "
-                                       f"--sim-data {r}/quadruped_data_v2 --episodes-per-grid 40 --workers 2 "
-                                       f"--set dagger.seed={100 + s} --set dagger.train_seed={s} "
-                                       f"--set dagger.sensor_noise_steps=0 --out {r}/foam/bc_dagger_s{s} --json --quiet"),
-                 {"OMP_NUM_THREADS": "1"}),
-            *(Step(f"bc_dagger_s{s}_eval{e}", sh(f"simdist evaluate foam --checkpoint {r}/foam/bc_dagger_s{s}/model "
-                                                 f"--domain real --grid all --trials 5 --agent policy --seed {e} --json "
-                                                 "--quiet"), {"OMP_NUM_THREADS": "1"}) for e in range(3))]
+    foam_bc += bc_dagger_steps("foam", f"{r}/foam", f"--sim-data {r}/quadruped_data_v2 --episodes-per-grid 40 "
+                               "--workers 2 --set dagger.sensor_noise_steps=0", "")  # BC given the SimDist head's recipe
     add(Row(
         "foam", "Foam (quadruped-foam-dagger): 0.76 → 0.72, 21–30 robot min, 3 seeds; BC + the same DAgger labels 0.54",
         "about 3 h (quadruped data 12 min; three Alg. 1 runs of 10 rounds at once, about 4 min a round as measured on "
@@ -235,16 +242,10 @@ def rows(r: str) -> dict[str, Row]:
                               f"--checkpoint checkpoints/quadruped-lowfric --budget 60 --episodes-per-round 15 "
                               f"--episodes-per-update 15 --grid all --physics {MU019} --out {r}/slope-mu019/bc "
                               "--json --quiet"), {"OMP_NUM_THREADS": "1"})]
-    for s in range(3):  # BC given exactly the SimDist head's DAgger recipe, then alone in `real` at mu = 0.19
-        slope_bc += [
-            Step(f"bc_dagger_s{s}", sh(f"simdist dagger slippery-slope --checkpoint {r}/slope-mu019/bc/bc/seed_{s}/checkpoint "
-                                       f"--sim-data {r}/quadruped_data_v3 --physics benchmarks/physics/sim_panel_friction.json "
-                                       f"--grid 0.1 --grid 0.3 --episodes-per-grid 60 --workers 2 --set dagger.seed={100 + s} "
-                                       f"--set dagger.train_seed={s} --out {r}/slope-mu019/bc_dagger_s{s} --json --quiet"),
-                 {"OMP_NUM_THREADS": "1"}),
-            *(Step(f"bc_dagger_s{s}_eval{e}", sh(f"simdist evaluate slippery-slope --checkpoint {r}/slope-mu019/bc_dagger_s{s}/model "
-                                                 f"--domain real --grid all --trials 5 --agent policy --physics {MU019} "
-                                                 f"--seed {e} --json --quiet"), {"OMP_NUM_THREADS": "1"}) for e in range(3))]
+    slope_bc += bc_dagger_steps("slippery-slope", f"{r}/slope-mu019",
+                                f"--sim-data {r}/quadruped_data_v3 --physics benchmarks/physics/sim_panel_friction.json "
+                                "--grid 0.1 --grid 0.3 --episodes-per-grid 60 --workers 2",
+                                f"--physics {MU019}")  # BC given exactly the SimDist head's recipe, at mu = 0.19
     add(Row(
         "slope-mu019", "Slippery Slope, μ = 0.19 (quadruped-lowfric-dagger): 0.89 → 0.91, 30 robot min, 3 seeds; "
                        "BC + the same DAgger recipe 0.83",
