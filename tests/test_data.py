@@ -226,8 +226,8 @@ def test_tail_windows_start_at_every_step_and_mask_past_the_episode_end():
 
 
 def test_tail_windows_equal_a_dataset_padded_with_unlabelled_repeats_of_the_last_step():
-    """A Foam benchmark (docs/results/foam.md) padded each DAgger episode with T unlabelled copies of its last step; tail windows
-    give the BC term the same windows without touching the data."""
+    """A Foam benchmark (docs/tasks/foam.md) padded each DAgger episode with T unlabelled copies of its last step;
+    tail windows give the BC term the same windows without touching the data."""
     import dataclasses
 
     T = 3
