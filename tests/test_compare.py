@@ -150,7 +150,8 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
             "--prior-weight", "0.5", "--mppi", "cpu", "--set", "mppi.init_std=0.3", "--finetune-steps", "7", "--out",
             str(tmp_path), "--json", "--quiet"]
     assert main(argv) == 0
-    methods = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["methods"]
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    methods = result["methods"]
     for method in ("simdist", "simdist_bc"):
         run = json.loads((tmp_path / method / "seed_0" / "baseline_results.json").read_text())
         assert run["method"] == method and [r["episodes"] for r in run["rounds"]] == [2, 2]  # zero shot + 1 round
@@ -158,6 +159,7 @@ def test_compare_runs_simdist_itself_under_the_same_budget(tmp_path, capsys, pre
         assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["finetune"]["sim_replay_fraction"] > 0  # replay reached
         assert cfg["mppi"]["init_std"] == 0.3
         assert cfg["finetune"]["steps"] == 7 and cfg["mppi"]["samples"] == mppi_preset("cpu").samples
+        assert cfg["mppi"] == result["inputs"]["mppi"]  # compare's own record names the planner its runs used
         minutes = methods[method]["real_minutes"]
         assert len(minutes) == 2 and 0 < minutes[0] < minutes[1]
         assert methods[method]["trials"] == [2, 2] and 0 <= min(methods[method]["successes"])

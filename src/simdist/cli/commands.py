@@ -85,8 +85,9 @@ def cmd_generate(args) -> dict:
     task = _task(args.task)
     cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
     cfg = expert_only(cfg) if args.expert_only else cfg
-    return generate(task, args.out, args.episodes, args.workers, args.seed, cfg, physics=args.physics,
-                    progress=not args.quiet)
+    stats = generate(task, args.out, args.episodes, args.workers, args.seed, cfg, physics=args.physics,
+                     progress=not args.quiet)
+    return {**stats, "inputs": run_inputs(args.physics)}
 
 
 def cmd_merge(args) -> dict:

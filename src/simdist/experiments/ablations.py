@@ -20,6 +20,7 @@ import numpy as np
 from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
                                    write_episodes)
+from simdist.data.records import run_inputs
 from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
@@ -246,7 +247,8 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
     results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
                                        progress, provenance[name], expert_data) for name in pretrain_names}
-    summary: dict = {"task": task.spec.name, "ablations": results}
+    # Table I evaluates in `sim`, the Fig. 10 rounds run in the task's own `real` domain: no physics override
+    summary: dict = {"task": task.spec.name, "ablations": results, "inputs": run_inputs(None, mppi)}
     if results:
         (out / "ablations.json").write_text(json.dumps(summary, indent=2))
         lines = table_one(results)
@@ -262,7 +264,8 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
                                     list(range(seed, seed + settings.seeds)), sim_data=sim_data, progress=progress,
                                     grid=settings.grid)
         summary["finetune_ablations"] = ft
-        (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft}, indent=2))
+        (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft,
+                                                                 "inputs": summary["inputs"]}, indent=2))
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
     if results or finetune_names:
         summary["plot"] = write_ablation_plot(out, summary)

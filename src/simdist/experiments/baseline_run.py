@@ -37,7 +37,7 @@ from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.eval.rollout import rollout
 from simdist.experiments.memory import release_freed_memory
 from simdist.experiments.simdist_bc import run_simdist_bc
-from simdist.planning.settings import task_planner
+from simdist.planning.settings import MPPIConfig, task_planner
 from simdist.tasks import get_task
 
 log = logging.getLogger(__name__)
@@ -238,13 +238,19 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     return _run_online(run, learn, sim_data_dir, checkpoint, start_policy, real_episode_budget, episodes_per_update)
 
 
+def world_model_planner(task, cfg: BaselineRunConfig) -> MPPIConfig:
+    """The planner of SimDist and SimDist+BC's runs: `cfg.mppi` (default: the model preset's) with `cfg.mppi_set`
+    and `cfg.prior_weight`, then the task's planner_overrides."""
+    return task_planner(task, cfg.mppi or model_preset_for(task, cfg.preset), cfg.mppi_set, cfg.prior_weight)
+
+
 def _run_world_model(run: _Run, sim_data_dir, cfg: BaselineRunConfig) -> dict:
     """SimDist and SimDist+BC: Alg. 1 under the same budget (J + 1 evaluation rounds of M episodes, J finetunes)."""
-    checkpoint, preset, mppi, finetune_steps = cfg.checkpoint, cfg.preset, cfg.mppi, cfg.finetune_steps
+    checkpoint, finetune_steps = cfg.checkpoint, cfg.finetune_steps
     if checkpoint is None:
         raise ValueError(f"{run.method} needs a pretrained SimDist checkpoint (checkpoint=...)")
-    name = model_preset_for(run.task, preset)
-    planner = task_planner(run.task, mppi or name, cfg.mppi_set, cfg.prior_weight)
+    name = model_preset_for(run.task, cfg.preset)
+    planner = world_model_planner(run.task, cfg)
     cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
     ft = finetune_preset(name)
     if finetune_steps:

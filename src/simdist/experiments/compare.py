@@ -21,7 +21,8 @@ from simdist.config import split_sets
 from simdist.data.records import run_inputs
 from simdist.eval.report import write_comparison
 from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS,
-                                              START_POLICY_METHODS, BaselineRunConfig, run_baseline)
+                                              START_POLICY_METHODS, WORLD_MODEL_METHODS, BaselineRunConfig,
+                                              run_baseline, world_model_planner)
 from simdist.experiments.memory import release_freed_memory
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks import get_task
@@ -52,19 +53,28 @@ def _run_then_release(*args, **kwargs) -> dict:
     return result
 
 
+def compare_inputs(task, methods: list[str], shared: BaselineRunConfig) -> dict:
+    """`simdist compare`'s `inputs`: every run's physics override, and the planner of SimDist and SimDist+BC where
+    either is among `methods` (the baselines plan nothing)."""
+    planned = any(m in WORLD_MODEL_METHODS for m in methods)
+    return run_inputs(shared.physics, world_model_planner(task, shared) if planned else None)
+
+
 def cmd_compare(args) -> dict:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise KeyError(f"unknown baseline(s) {unknown}; valid methods: {list(METHODS)}")
     seeds = _seeds(args.seeds)  # before any work: a bad value must not cost a trained method
-    grid = args.grid or default_grid(get_task(args.task))
+    task = get_task(args.task)
+    grid = args.grid or default_grid(task)
     sets = split_sets(args.set, {"mppi": MPPIConfig, "baseline": None})
     shared = BaselineRunConfig(real_episode_budget=args.budget, episodes_per_update=args.episodes_per_update,
                                episodes_per_round=args.episodes_per_round, grid=grid, preset=args.preset,
                                checkpoint=args.checkpoint, overrides=_baseline_overrides(sets["baseline"]),
                                prior_weight=args.prior_weight, mppi=args.mppi, mppi_set=tuple(sets["mppi"]),
                                finetune_steps=args.finetune_steps, physics=args.physics)
+    inputs = compare_inputs(task, methods, shared)  # before any work too: a bad --mppi preset is refused here
     out, summary = Path(args.out), {}
     for method in methods:
         cfg = dataclasses.replace(shared, demos=demos_for(method, args.demos),
@@ -84,8 +94,7 @@ def cmd_compare(args) -> dict:
         if all(round_progress(r) is not None for run in runs for r in run["rounds"]):  # legged tasks
             progress = np.array([[round_progress(r) for r in run["rounds"]] for run in runs])
             summary[method]["progress_mean"] = progress.mean(0).tolist()
-    # the planner of simdist and simdist_bc is in each of their runs' adapt_results.json ("inputs")
-    result = {"task": args.task, "methods": summary, "out": str(out), "inputs": run_inputs(args.physics)}
+    result = {"task": args.task, "methods": summary, "out": str(out), "inputs": inputs}
     (out / "compare.json").write_text(json.dumps(result, indent=2))
     write_comparison(out, summary)
     return result

@@ -20,6 +20,7 @@ from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, si
 from simdist.baselines.checkpoints import baseline_method
 from simdist.config import parse_overrides, replace, split_sets
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
+from simdist.data.records import run_inputs
 from simdist.tasks import get_task
 from simdist.training import checkpoint as ckpt
 from simdist.training.train import default_device, finetune, load_windows
@@ -131,6 +132,12 @@ def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, 
                                              for h, m in zip(candidates, means)]}
 
 
+def dagger_inputs(physics, eval_physics) -> dict:
+    """DAgger's `inputs`: the physics the head drives in, and the one its output is evaluated in (`eval_physics`,
+    `eval_physics_file`); no planner: the BC head drives."""
+    return {**run_inputs(physics), **{f"eval_{k}": v for k, v in run_inputs(eval_physics).items()}}
+
+
 def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: DaggerConfig = DaggerConfig(),
            physics=None, device: torch.device | None = None, progress: bool = True, workers: int = 1,
            eval_physics=None, initial_labels: str | Path | None = None) -> dict:
@@ -179,7 +186,8 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     _write_final(chosen, out / "model", checkpoint,
                  {"stage": "dagger", "dagger": settings, "trained_head": str(chosen)})
     result = {"task": task.spec.name, "checkpoint": str(out / "model"), "rounds": rounds,
-              "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir)), **choice}
+              "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir)), **choice,
+              "inputs": dagger_inputs(physics, eval_physics)}
     (out / "dagger_results.json").write_text(json.dumps(result, indent=2))
     return result
 
