@@ -165,11 +165,7 @@ def refit(candidates: torch.Tensor, returns: torch.Tensor, cfg: MPPIConfig):
     returns = torch.where(torch.isfinite(returns), returns, torch.full_like(returns, -torch.inf))
     elite_r, idx = torch.topk(returns, cfg.elites)
     finite = torch.isfinite(elite_r)
-    gaps = elite_r - elite_r[0]
-    if cfg.spread_temperature:  # in units of the finite elites' spread (0 where they all agree)
-        spread = torch.where(finite, elite_r, elite_r[0]).std().clamp_min(1e-6)
-        gaps = gaps / spread
-    weights = torch.where(finite, torch.exp(cfg.temperature * gaps), torch.zeros_like(elite_r))
+    weights = torch.where(finite, torch.exp(cfg.temperature * (elite_r - elite_r[0])), torch.zeros_like(elite_r))
     weights = (weights / weights.sum())[:, None, None]
     elites = candidates[idx]
     mean = (weights * elites).sum(0)

@@ -18,9 +18,6 @@ class MPPIConfig:
     iterations: int = 3
     elites: int = 64
     temperature: float = 0.4  # multiplies (R - R_max) in the exponent, as the authors' code does
-    # True: (R - R_max) in units of the elites' return spread, so the same temperature concentrates the weights on
-    # every task, however flat its returns (off: the paper's raw units).
-    spread_temperature: bool = False
     init_std: float = 1.0  # in normalised action units (multiples of the dataset action std)
     min_std: float = 0.05
     max_std: float = 2.0
