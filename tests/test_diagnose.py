@@ -34,6 +34,8 @@ def test_spearman_ranks():
     assert spearman(x, -x) == pytest.approx(-1.0)
     assert math.isnan(spearman(x, np.ones(4)))
     assert spearman(np.array([1.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0])) == pytest.approx(math.sqrt(3) / 2)
+    # ties out of order share their mean rank too: ranks [0, 2.5, 2.5, 1] against [0, 3, 2, 1]
+    assert spearman(np.array([1.0, 3.0, 3.0, 2.0]), np.array([1.0, 4.0, 3.0, 2.0])) == pytest.approx(0.9486833, abs=1e-6)
 
 
 def test_simulator_rollouts_match_the_env_and_leave_it_untouched():

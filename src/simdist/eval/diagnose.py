@@ -64,12 +64,10 @@ class DiagnoseConfig:
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
     def ranks(v):
-        order = np.argsort(v, kind="mergesort")
         r = np.empty(len(v))
-        r[order] = np.arange(len(v))
-        for value in np.unique(v[np.r_[False, np.diff(v[order]) == 0]] if len(v) > 1 else []):
-            r[v == value] = r[v == value].mean()
-        return r
+        r[np.argsort(v, kind="mergesort")] = np.arange(len(v))
+        _, group, size = np.unique(v, return_inverse=True, return_counts=True)
+        return np.bincount(group, weights=r)[group] / size[group]  # tied values share their mean rank
     rx, ry = ranks(np.asarray(x, float)), ranks(np.asarray(y, float))
     if rx.std() == 0 or ry.std() == 0:
         return float("nan")

@@ -306,13 +306,13 @@ class WorldModel(nn.Module):
         dynamics and the members of R(a) − R(reference) (the BC chunk, (T, A)), so a candidate scores above the
         reference only where the members agree that it gains; without a reference, the spread of R(a). The members
         only measure the uncertainty: their own returns share biases off the data, so R stays the paper's."""
-        zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         if not (uncertainty_weight and self.cfg.dynamics_ensemble):
+            zhat = self.latents_n(ctx.dynamics_kv, actions_n)
             rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
             return rewards + value_weight * discount ** actions_n.shape[1] * terminal
-        if reference_n is not None:
+        if reference_n is not None:  # scored in the same batch as the candidates
             actions_n = torch.cat((actions_n, reference_n[None]))
-            zhat = self.latents_n(ctx.dynamics_kv, actions_n)
+        zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         K, N = self.cfg.dynamics_ensemble, actions_n.shape[0]
         every = torch.cat((zhat[None], self.member_latents_n(ctx.member_kv, actions_n))).flatten(0, 1)
         rewards, terminal = self.return_parts_n(ctx, every, actions_n.repeat(K + 1, 1, 1), discount)
