@@ -264,3 +264,27 @@ def test_compiled_self_attention_unrolls_and_matches_eager(monkeypatch, causal):
     torch._dynamo.reset()
     torch.compile(attn, dynamic=False)(x).sum().backward()  # training: no unrolled form
     assert not traced and attn.qkv.weight.grad is not None
+
+
+def test_gate_keeps_the_bc_chunk_unless_the_predicted_gain_exceeds_the_models_return_error():
+    """R = -Σ(a - 1)²: the plan gains T·A·(1 - a_BC)²-ish over the BC chunk. Below the gate's threshold (the
+    model's measured return error × gate_weight) the BC chunk is executed; above it, the plan; unmeasured (0), the
+    paper's planner."""
+    model = model_with_returns(lambda a: -((a - 1.0) ** 2).sum((1, 2)))
+    cfg = MPPIConfig(samples=256, policy_samples=0, iterations=10, elites=32, temperature=0.5, min_std=0.01,
+                     warm_start=False)
+    ctx = context(model)
+    planner = MPPIPlanner(model, cfg)
+    bc = planner._clip(planner._policy_chunk(ctx)[0])
+    gain = float(((bc - 1.0) ** 2).sum())  # the optimum's gain over the chunk
+    assert gain > 1.0
+    for error, gated in ((0.0, False), (0.5 * gain, False), (2.0 * gain, True)):
+        model.return_error.fill_(error)
+        result = MPPIPlanner(model, cfg).plan(ctx)
+        assert result.gated is gated
+        if gated:
+            torch.testing.assert_close(result.mean, bc)
+        else:
+            np.testing.assert_allclose(result.mean.numpy(), 1.0, atol=0.1)
+    model.return_error.fill_(2.0 * gain)
+    assert MPPIPlanner(model, replace(cfg, gate_weight=0.0)).plan(ctx).gated is False

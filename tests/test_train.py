@@ -3,6 +3,7 @@ import math
 
 import pytest
 import torch
+from safetensors.torch import save_file
 
 from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
@@ -86,7 +87,8 @@ def test_finetune_can_unfreeze_the_value_for_ablations(pretrained, pendulum_data
     finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
     changed = {k.split(".")[0] for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
-    assert changed == {"dynamics", "value"}  # labels unused (value weight 0); the value learns from its TD term
+    # labels unused (value weight 0); the value learns from its TD term; the return error is re-measured on them
+    assert changed == {"dynamics", "value", "return_error"}
     with pytest.raises(KeyError, match="valid groups"):
         finetune(pretrained, pendulum_data, tmp_path / "x", FinetuneConfig(steps=1, trainable=("brain",)),
                  device=torch.device("cpu"), progress=False)
@@ -99,7 +101,8 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
                          loss=LossConfig(latent=1.0, reward=0.0, value=0.0, bc=1.0))
     finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
-    changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
+    changed = {k for k, v in before.state_dict().items()
+               if k != "return_error" and not torch.equal(v, after.state_dict()[k])}  # re-measured on sim labels
     groups = {g: {name for name, _ in before.parameter_group(g)} for g in ("dynamics", "policy")}
     assert changed <= groups["dynamics"] | groups["policy"] and all(changed & names for names in groups.values())
     real = real_like_dataset(pendulum_data, tmp_path / "real")
@@ -246,7 +249,7 @@ def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pre
     assert all(math.isfinite(v) for v in result.train_loss.values()), result.train_loss
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
     changed = {k.split(".")[0] for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
-    assert changed == {"dynamics", "value"}
+    assert changed == {"dynamics", "value", "return_error"}  # the return error is re-measured on the sim labels
     recorded = json.loads((tmp_path / "ft" / "config.json").read_text())
     assert recorded["finetune"]["tail_windows"] is True
 
@@ -290,3 +293,20 @@ def test_an_unknown_compile_mode_fails_before_any_step(pendulum_data, tiny_cfg, 
         pretrain(pendulum_data, tmp_path / "run", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
     assert not (tmp_path / "run" / "model.safetensors").exists()
     assert not (tmp_path / "run" / "metrics.jsonl").exists()
+
+
+def test_pretraining_measures_the_return_error_that_a_robot_finetune_keeps(pretrained, pendulum_data, tmp_path):
+    """The planner's gate needs the model's own return error: pretraining measures it on held-out simulation
+    windows; a dynamics finetune on unlabelled robot logs cannot, and keeps the pretrained figure; a checkpoint
+    saved before the measurement existed loads as 'not measured' (0)."""
+    model = ckpt.load_model(pretrained)
+    assert 0 < float(model.return_error) < math.inf
+    real = real_like_dataset(pendulum_data, tmp_path / "real")
+    tuned = finetune(pretrained, real, tmp_path / "ft", FinetuneConfig(steps=3, batch_size=8), progress=False)
+    assert float(ckpt.load_model(tuned.out_dir).return_error) == float(model.return_error)
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "config.json").write_text((pretrained / "config.json").read_text())
+    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "return_error"}
+    save_file(state, str(old / "model.safetensors"))
+    assert float(ckpt.load_model(old).return_error) == 0.0

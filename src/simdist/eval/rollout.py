@@ -100,6 +100,8 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple
             if terminated or truncated:
                 break
         m = task.episode_metrics(infos)
+        if hasattr(agent, "episode_plan_metrics"):  # MPPI: how often the plan, not the BC chunk, acted
+            m.update(agent.episode_plan_metrics())
         if infos and "dense_reward" in infos[0]:  # `sim` only: the paper's Table I metric for the quadruped
             m["return"] = float(sum(i["dense_reward"] for i in infos))
         ep = Episode(obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},

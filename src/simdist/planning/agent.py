@@ -66,10 +66,20 @@ class MPPIAgent(_HistoryAgent):
         self.planner = MPPIPlanner(model, cfg)
         self.last_plan: PlanResult | None = None
         self.on_plan: Callable[[PlanningContext, PlanResult], None] | None = None  # diagnostics' hook
+        self._plans: list[PlanResult] = []
 
     def reset(self) -> None:
         super().reset()
         self.planner.reset()
+        self._plans = []
+
+    def episode_plan_metrics(self) -> dict[str, float]:
+        """This episode's share of steps that executed the plan rather than the BC chunk (the gate, MPPIConfig.
+        gate_weight) and the mean distance of the executed action from the BC head's (normalised units)."""
+        if not self._plans:
+            return {}
+        return {"planner_acted": float(np.mean([not p.gated for p in self._plans])),
+                "action_distance_to_head": float(np.mean([p.distance_to_head for p in self._plans]))}
 
     def reseed(self, seed: int) -> None:
         """The planner's noise for the episode of `seed`, from (MPPIConfig.seed, seed) alone (see eval.rollout)."""
@@ -84,6 +94,7 @@ class MPPIAgent(_HistoryAgent):
         obs_t, hist_p, hist_a, command = self.model_inputs(obs)
         ctx = self.model.planning_context(obs_t, hist_p, hist_a, command)
         self.last_plan = self.planner.plan(ctx)
+        self._plans.append(self.last_plan)
         if self.on_plan is not None:
             self.on_plan(ctx, self.last_plan)
         action = self.last_plan.action.cpu().numpy()

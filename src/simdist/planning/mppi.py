@@ -5,7 +5,8 @@ Each control step:
   2. for each iteration, score N Gaussian sequences around (mean, std) plus N_b noised base-policy chunks
      with R = Σ_{k<T} γ^k r̂_{t+k} + γ^T v̂_{t+T} (v̂_{t+T} is the critic at the state after the last action);
   3. refit mean/std to the top-K elites weighted by exp(temperature · (R − R_max));
-  4. execute mean[0].
+  4. execute mean[0], unless its predicted gain over the BC chunk is within the model's own return error
+     (`MPPIConfig.gate_weight`; WorldModel.return_error): then the BC chunk's first action.
 Sampling happens in normalised action units (so one std fits every action dimension) and is clipped to
 the action bounds. Warm start: the previous mean shifted one step (the authors' roll-and-zero discards it).
 A non-finite return is never an elite; if no return is finite, the plan falls back to the base policy.
@@ -39,6 +40,8 @@ class PlanResult:
     mean: torch.Tensor  # (T, A) normalised plan
     best_return: float
     fallback: bool  # True when no candidate had a finite return
+    gated: bool = False  # True when the plan's predicted gain over the BC chunk was within the model's error
+    distance_to_head: float = 0.0  # RMS over action dims of executed − BC first action, normalised units
 
 
 class MPPIPlanner:
@@ -135,11 +138,28 @@ class MPPIPlanner:
                 break
             mean, std, best = new_mean, new_std, float(best_r)
         mean = self._clip(torch.nan_to_num(mean))
+        gated = not fallback and not self.gain_is_evidence(ctx, mean, policy_chunk)
+        if gated:
+            mean = policy_chunk
         self.prev_mean = mean
         action = self.model.normalizer.denormalize(ACTION, mean[0])
         if self.low is not None:  # exact raw bounds (the normalised clip can be off by rounding)
             action = torch.maximum(torch.minimum(action, self.high), self.low)
-        return PlanResult(action=action, mean=mean, best_return=best, fallback=fallback)
+        distance = float((mean[0] - policy_chunk[0]).pow(2).mean().sqrt())
+        return PlanResult(action=action, mean=mean, best_return=best, fallback=fallback, gated=gated,
+                          distance_to_head=distance)
+
+    def gain_is_evidence(self, ctx: PlanningContext, mean: torch.Tensor, policy_chunk: torch.Tensor) -> bool:
+        """Does the plan's predicted gain over the BC chunk (same score as the search) exceed gate_weight × the
+        model's measured return error? Near the goal the candidates differ by less than that error and the search
+        ranks noise; after the dynamics adapt, a chunk the new dynamics predicts to fail is beaten by more than it.
+        True (no gate) where the model has no measured error or gate_weight is 0: the paper's planner."""
+        threshold = self.cfg.gate_weight * float(self.model.return_error)
+        if threshold <= 0:
+            return True
+        pair = torch.stack((mean, policy_chunk))
+        scores = self._returns(ctx, pair, policy_chunk) - prior_penalty(pair, policy_chunk, self.cfg)
+        return bool(scores[0] - scores[1] > threshold)
 
     def _iteration(self, ctx: PlanningContext, mean: torch.Tensor, std: torch.Tensor, policy_chunk: torch.Tensor,
                    noise: torch.Tensor, policy_noise: torch.Tensor):

@@ -66,6 +66,10 @@ def read_model_config(directory: str | Path) -> ModelConfig:
         raise CheckpointError(f"{directory}/config.json does not describe a world model: {err}") from err
 
 
+# Measured quantities a checkpoint saved before they were introduced lacks: the model keeps its 'not measured'.
+OPTIONAL_STATE = ("return_error",)
+
+
 def load_state_into(model: WorldModel, directory: str | Path) -> None:
     path = Path(directory) / MODEL_FILE
     if not path.exists():
@@ -75,6 +79,7 @@ def load_state_into(model: WorldModel, directory: str | Path) -> None:
     except Exception as err:  # safetensors raises its own error types for truncated files
         raise CheckpointError(f"cannot read {path}: {err}") from err
     own = model.state_dict()
+    state = {**{k: own[k] for k in OPTIONAL_STATE if k not in state}, **state}  # saved before they existed
     missing, unexpected = sorted(set(own) - set(state)), sorted(set(state) - set(own))
     if missing or unexpected:
         raise CheckpointError(f"{path} does not match the model: missing {missing[:5]}, unexpected {unexpected[:5]}")

@@ -31,6 +31,7 @@ from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.progress import progress_bar
 from simdist.tasks.registry import get_task, task_names
 from simdist.training import checkpoint as ckpt
+from simdist.training.calibrate import return_error
 
 log = logging.getLogger(__name__)
 VAL_BATCHES = 8
@@ -165,6 +166,9 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
     val_logs: dict[str, float] = {}
 
     def save(step: int) -> None:
+        if (error := return_error(deployed, data, val_ids)) is not None:  # a finetune on robot logs keeps its own
+            for m in {id(deployed): deployed, id(model): model}.values():  # the raw weights too, under an average
+                m.return_error.fill_(error)
         if ema or had_ema:  # OUT/raw, once there, must stay current: a later resume reads it
             ckpt.save_model(out_dir / "raw", model, extra)
         ckpt.save_model(out_dir, deployed, extra)

@@ -1,0 +1,51 @@
+"""The world model's own return error: how far the planner's return estimate is from the labelled return.
+
+MPPI ranks candidates by R̂ = Σ_k γ^k r̂_{t+k} + γ^T v̂_{t+T}. Near the goal the candidates' returns differ by
+less than the heads' fitting error (docs/findings.md, "Planning"), so a predicted gain is evidence only when it
+exceeds that error. It is measured once, on held-out simulation windows with their true actions, and kept in the
+model (`WorldModel.return_error`, raw return units) so the planner can read it (`MPPIConfig.gate_weight`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from simdist.data.windows import WindowDataset
+from simdist.model.world_model import REWARD, VALUE, WorldModel
+
+CALIBRATION_DISCOUNT = 0.99  # every MPPI preset's discount
+
+
+@torch.no_grad()
+def return_error(model: WorldModel, data: WindowDataset, ids: np.ndarray, batch_size: int = 256,
+                 discount: float = CALIBRATION_DISCOUNT) -> float | None:
+    """RMS error (raw units) of R̂ against Σ_k γ^k r_{t+k} + γ^T V^e(s_{t+T}) over the complete, labelled windows
+    among `ids`; None where there are none (robot logs carry no reward or value labels)."""
+    was_training = model.training
+    model.eval()
+    squared, count = 0.0, 0
+    for chunk in np.array_split(ids, max(1, math.ceil(len(ids) / batch_size))):
+        if len(chunk) == 0:
+            continue
+        batch = data.batch(chunk)
+        keep = batch["labelled"] > 0
+        if "future_valid" in batch:
+            keep &= batch["future_valid"].bool().all(dim=1)
+        if not keep.any():
+            continue
+        out = model(batch)
+        T = out["reward"].shape[1]
+        gammas = discount ** torch.arange(T, dtype=torch.float32, device=out["reward"].device)
+        predicted = (model.normalizer.denormalize(REWARD, out["reward"]) @ gammas
+                     + discount**T * model.normalizer.denormalize(VALUE, out["value"][:, -1]))
+        labelled = batch["rewards"] @ gammas + discount**T * batch["values"][:, -1]
+        squared += float((predicted - labelled)[keep].pow(2).sum())
+        count += int(keep.sum())
+    model.train(was_training)
+    return math.sqrt(squared / count) if count else None
+
+
+__all__ = ["CALIBRATION_DISCOUNT", "return_error"]
