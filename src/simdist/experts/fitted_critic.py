@@ -114,19 +114,16 @@ def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.n
             np.concatenate(episode_ids))
 
 
-NEAR_GOAL_R2_WARN = 0.5
-
-
 def r_squared(pred: torch.Tensor, target: torch.Tensor) -> float:
     return float(1 - ((pred - target) ** 2).sum() / ((target - target.mean()) ** 2).sum().clamp_min(1e-12))
 
 
-def near_goal_r_squared(pred: torch.Tensor, target: torch.Tensor, quantile: float = 0.75) -> float:
-    """R² among the states whose return is in the top quartile. The overall R² is dominated by the spread between
-    failing and succeeding states (0.999 for a critic whose value near the goal slopes the wrong way); a planner
-    compares candidates that all end near the goal, so what it needs is the fit among those."""
+def near_goal_rmse(pred: torch.Tensor, target: torch.Tensor, quantile: float = 0.75) -> float:
+    """RMS error (return units) among the states whose return is in the top quartile. The overall R² is dominated by
+    the spread between failing and succeeding states (0.999 for a critic whose value near the goal slopes the wrong
+    way); a planner compares candidates that all end near the goal, where the returns differ by hundredths."""
     top = target >= torch.quantile(target, quantile)
-    return r_squared(pred[top], target[top])
+    return float((pred[top] - target[top]).pow(2).mean().sqrt())
 
 
 def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
@@ -158,14 +155,10 @@ def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
         sched.step()
     with torch.no_grad():
         pred = critic(x[val])
-    r2, r2_top = r_squared(pred, y[val]), near_goal_r_squared(pred, y[val])
-    log.info("critic fitted on %d states; held-out R² = %.4f, near the goal (top quartile of returns) %.3f",
-             len(train), r2, r2_top)
-    if r2_top < NEAR_GOAL_R2_WARN:
-        log.warning("the critic ranks near-goal states poorly (R² %.2f < %.2f there): MPPI compares candidates by "
-                    "these differences; fit it on more episodes or epochs (CriticFitConfig)", r2_top,
-                    NEAR_GOAL_R2_WARN)
-    return critic.eval(), {"r2_heldout": r2, "r2_heldout_near_goal": r2_top}
+    r2, rmse_top = r_squared(pred, y[val]), near_goal_rmse(pred, y[val])
+    log.info("critic fitted on %d states; held-out R² %.4f, RMS error near the goal (top quartile of returns) %.3f",
+             len(train), r2, rmse_top)
+    return critic.eval(), {"r2_heldout": r2, "rmse_heldout_near_goal": rmse_top}
 
 
 def fit_and_save(task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig()) -> float:
