@@ -24,6 +24,7 @@ import ctypes
 import logging
 import sys
 import time
+from math import nan
 from dataclasses import dataclass
 
 import torch
@@ -42,6 +43,7 @@ class PlanResult:
     fallback: bool  # True when no candidate had a finite return
     gated: bool = False  # True when the plan's predicted gain over the BC chunk was within the model's error
     distance_to_head: float = 0.0  # RMS over action dims of executed − BC first action, normalised units
+    gain: float = float("nan")  # predicted gain of the plan over the BC chunk (computed where the gate is on)
 
 
 class MPPIPlanner:
@@ -138,7 +140,8 @@ class MPPIPlanner:
                 break
             mean, std, best = new_mean, new_std, float(best_r)
         mean = self._clip(torch.nan_to_num(mean))
-        gated = not fallback and not self.gain_is_evidence(ctx, mean, policy_chunk)
+        gain = self.predicted_gain(ctx, mean, policy_chunk) if self.gate_threshold() > 0 and not fallback else nan
+        gated = gain <= self.gate_threshold()  # False for nan: ungated
         if gated:
             mean = policy_chunk
         self.prev_mean = mean
@@ -147,19 +150,20 @@ class MPPIPlanner:
             action = torch.maximum(torch.minimum(action, self.high), self.low)
         distance = float((mean[0] - policy_chunk[0]).pow(2).mean().sqrt())
         return PlanResult(action=action, mean=mean, best_return=best, fallback=fallback, gated=gated,
-                          distance_to_head=distance)
+                          distance_to_head=distance, gain=gain)
 
-    def gain_is_evidence(self, ctx: PlanningContext, mean: torch.Tensor, policy_chunk: torch.Tensor) -> bool:
-        """Does the plan's predicted gain over the BC chunk (same score as the search) exceed gate_weight × the
-        model's measured return error? Near the goal the candidates differ by less than that error and the search
-        ranks noise; after the dynamics adapt, a chunk the new dynamics predicts to fail is beaten by more than it.
-        True (no gate) where the model has no measured error or gate_weight is 0: the paper's planner."""
-        threshold = self.cfg.gate_weight * float(self.model.return_error)
-        if threshold <= 0:
-            return True
+    def gate_threshold(self) -> float:
+        """gate_weight × the model's measured return error: the plan acts only where its predicted gain over the BC
+        chunk exceeds this. Near the goal the candidates differ by less than that error and the search ranks noise;
+        after the dynamics adapt, a chunk the new dynamics predicts to fail is beaten by more than it. 0 (no gate)
+        where the model has no measured error or gate_weight is 0: the paper's planner."""
+        return self.cfg.gate_weight * float(self.model.return_error)
+
+    def predicted_gain(self, ctx: PlanningContext, mean: torch.Tensor, policy_chunk: torch.Tensor) -> float:
+        """The plan's score minus the BC chunk's, scored as the search scores its candidates."""
         pair = torch.stack((mean, policy_chunk))
         scores = self._returns(ctx, pair, policy_chunk) - prior_penalty(pair, policy_chunk, self.cfg)
-        return bool(scores[0] - scores[1] > threshold)
+        return float(scores[0] - scores[1])
 
     def _iteration(self, ctx: PlanningContext, mean: torch.Tensor, std: torch.Tensor, policy_chunk: torch.Tensor,
                    noise: torch.Tensor, policy_noise: torch.Tensor):

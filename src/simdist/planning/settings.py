@@ -36,7 +36,7 @@ class MPPIConfig:
     # Act on the plan only where its predicted gain over the BC chunk exceeds gate_weight × the model's measured
     # return error (WorldModel.return_error, from held-out simulation windows); otherwise execute the BC chunk. In
     # units of the model's own error, so one value fits every task; 0 (or an unmeasured model) is the paper's planner.
-    gate_weight: float = 1.0
+    gate_weight: float = 0.1
     warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
     seed: int = 0
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to
