@@ -24,6 +24,7 @@ import torch
 
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
                                    write_episodes)
+from simdist.data.ray_generate import generate_on_ray
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
@@ -156,8 +157,10 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
 
 def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int = 0,
              cfg: GenerationConfig | None = None, physics=None, progress: bool = True, setup=None,
-             notes: str = "") -> dict:
-    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics.
+             notes: str = "", ray: str | None = None) -> dict:
+    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics. With
+    `ray` (a cluster address, "auto" or "local") the workers run as Ray tasks (data/ray_generate.py): the same
+    episodes in the same files.
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
     policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
@@ -182,7 +185,9 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
     bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
-    if workers == 1:
+    if ray is not None:
+        generate_on_ray(ray, out, shares, seed, cfg, physics, setup, bar, _worker)
+    elif workers == 1:
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))
         _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar, setup=setup)
