@@ -82,3 +82,80 @@ def test_two_gloo_processes_train_like_one_process_and_resume_as_one_run(pendulu
 def _initial_weights(data, model_cfg) -> dict:
     torch.manual_seed(_schedule(6).seed)
     return build_model(model_cfg, load_windows(data, model_cfg, torch.device("cpu"))).state_dict()
+
+
+def test_a_batch_that_does_not_split_over_the_ranks_is_refused():
+    Ranks(0, 2).check_batch(16)
+    with pytest.raises(ValueError, match="batch size 15 does not split over 2 processes"):
+        Ranks(1, 2).check_batch(15)
+    assert list(Ranks(1, 2).shard(np.arange(6))) == [1, 3, 5]
+
+
+def test_under_torchrun_only_pretrain_runs(monkeypatch, pretrained, caplog):
+    """Another command would run once per process: refused with one line (rank 0's; the others stay silent)."""
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for rank, lines in (("0", 1), ("1", 0)):
+        monkeypatch.setenv("RANK", rank)
+        caplog.clear()
+        assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "1"]) == 2
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == lines and all("only pretrain runs data-parallel" in e for e in errors)
+
+
+def test_ray_without_ray_installed_is_one_line(monkeypatch, tmp_path, caplog):
+    monkeypatch.setattr(guards, "ray_available", lambda: False)
+    out = tmp_path / "data"
+    assert main(["generate", "pendulum", "--episodes", "2", "--out", str(out), "--ray", "local"]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == ['generate --ray needs Ray: pip install -e ".[ray]"']
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_ray_generation_writes_the_local_workers_episodes(tmp_path):
+    """A local Ray instance (2 CPUs) runs 3 workers' shares as Ray tasks: the same files, the same bytes."""
+    ray = pytest.importorskip("ray")
+    task = get_task("pendulum")
+    start = time.perf_counter()
+    generate(task, tmp_path / "local", episodes=5, workers=3, seed=4, progress=False)
+    local_s = time.perf_counter() - start
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        start = time.perf_counter()
+        stats = generate(task, tmp_path / "ray", episodes=5, workers=3, seed=4, progress=False, ray="auto")
+        ray_s = time.perf_counter() - start
+    finally:
+        ray.shutdown()
+    logging.getLogger(__name__).info("5 episodes: local workers %.1f s, Ray %.1f s", local_s, ray_s)
+    names = [p.name for p in episode_files(tmp_path / "local")]
+    assert names == [p.name for p in episode_files(tmp_path / "ray")] == ["s4_w0_00000.h5", "s4_w1_00000.h5",
+                                                                         "s4_w2_00000.h5"]
+    for name in names:
+        assert (tmp_path / "local" / "episodes" / name).read_bytes() == (tmp_path / "ray" / "episodes" / name).read_bytes()
+    (info_l, local), (info_r, remote) = load_episodes(tmp_path / "local"), load_episodes(tmp_path / "ray")
+    assert info_l == info_r and stats["episodes"] == len(remote) == 5
+    assert all(np.array_equal(a.action, b.action) and a.source_policy == b.source_policy for a, b in zip(local, remote))
+
+
+@pytest.mark.slow
+def test_torchrun_pretrain_is_the_single_process_run(pendulum_data, tmp_path):
+    """The command line under torchrun (2 gloo processes): the single-process run's losses and weights; a bad data
+    folder is the single-process refusal, said once."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    common = ["pretrain", "--data", str(pendulum_data), "--steps", "4", "--quiet", "--json", "--set",
+              "model.latent_dim=16", "--set", "train.batch_size=16", "--set", "model.attention_dropout=0"]
+    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(WORLD),
+                "--master_port", str(_free_port()), "-m", "simdist.cli"]
+    one = subprocess.run([sys.executable, "-m", "simdist.cli", *common, "--out", str(tmp_path / "one")],
+                         capture_output=True, text=True, env=env, check=True)
+    two = subprocess.run([*torchrun, *common, "--out", str(tmp_path / "two")], capture_output=True, text=True,
+                         env=env, check=True)
+    (a,), (b,) = ([json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")] for p in (one, two))
+    assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-4)
+    first, both = (ckpt.load_model(tmp_path / run).state_dict() for run in ("one", "two"))
+    assert all(torch.allclose(first[k], both[k], atol=5e-3) for k in first)
+    bad = subprocess.run([*torchrun, *common, "--data", str(tmp_path / "missing"), "--out", str(tmp_path / "bad")],
+                         capture_output=True, text=True, env=env)
+    assert bad.returncode != 0 and not (tmp_path / "bad").exists()
+    ours = [line for line in bad.stderr.splitlines() if "simdist" in line and "ERROR" in line]
+    assert len(ours) == 1 and "--data" in ours[0] and "no such dataset folder" in ours[0], bad.stderr

@@ -24,7 +24,7 @@ import torch
 
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
                                    write_episodes)
-from simdist.data.ray_generate import generate_on_ray
+from simdist.data.ray_generate import generate_on_ray, ray_cluster
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
@@ -171,6 +171,12 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
     task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
+    with ray_cluster(ray):  # a cluster that cannot be reached fails here too
+        return _generate(task, out, episodes, workers, seed, cfg, physics, progress, setup, notes, ray is not None)
+
+
+def _generate(task, out, episodes: int, workers: int, seed: int, cfg: GenerationConfig, physics, progress: bool,
+              setup, notes: str, on_ray: bool) -> dict:
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
@@ -185,8 +191,8 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
     bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
-    if ray is not None:
-        generate_on_ray(ray, out, shares, seed, cfg, physics, setup, bar, _worker)
+    if on_ray:
+        generate_on_ray(out, shares, seed, cfg, physics, setup, bar, _worker)
     elif workers == 1:
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))

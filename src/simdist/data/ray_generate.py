@@ -9,8 +9,10 @@ its task's assets, installed). Choose K at least the cluster's CPU count: a work
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 
@@ -39,20 +41,39 @@ def _worker_files(info: dict, task_name: str, n: int, seed: int, worker: int, cf
         return {path.name: path.read_bytes() for path in episode_files(scratch)}
 
 
-def generate_on_ray(address: str, out: str | Path, shares: list[int], seed: int, cfg, physics, setup, bar,
-                    run_worker) -> None:
-    """Run worker w's `shares[w]` episodes as Ray task w on the cluster at `address` ("auto": the running one,
-    "local": a fresh local instance, else host:port or ray://host:port) and write the returned files under `out`.
-    `run_worker` is generate.py's worker function (passed in: this module sits below it)."""
+@contextlib.contextmanager
+def ray_cluster(address: str | None) -> Iterator[None]:
+    """Inside, this process is connected to the Ray cluster at `address` ("auto": the running one, "local": a fresh
+    local instance, else HOST:PORT or ray://HOST:PORT), and disconnected on the way out; with None, or when it is
+    connected already, nothing changes. A cluster that cannot be reached is a ConnectionError."""
+    if address is None:
+        yield
+        return
+    import ray  # optional: the `ray` extra
+
+    if ray.is_initialized():
+        yield
+        return
+    try:
+        ray.init(address=address, log_to_driver=False, **({"include_dashboard": False} if address == "local" else {}))
+    except ConnectionError as err:
+        raise ConnectionError(f"--ray {address}: {err}") from None
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def generate_on_ray(out: str | Path, shares: list[int], seed: int, cfg, physics, setup, bar, run_worker) -> None:
+    """Run worker w's `shares[w]` episodes as Ray task w on the connected cluster (`ray_cluster`) and write the
+    returned files under `out`. `run_worker` is generate.py's worker function (passed in: this module sits below
+    it)."""
     import ray  # optional: the `ray` extra
 
     info = asdict(read_info(out))
     if isinstance(physics, (str, Path)):  # a file on this machine: its contents travel, not its path
         physics = load_physics_file(physics)
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, log_to_driver=False, **({"include_dashboard": False} if address == "local" else {}))
-    log.info("generating on Ray (%s): %d tasks over %s CPUs", address, sum(1 for n in shares if n),
+    log.info("generating on Ray: %d tasks over the cluster's %s CPUs", sum(1 for n in shares if n),
              ray.cluster_resources().get("CPU", "?"))
     task = ray.remote(num_cpus=1)(_worker_files)
     pending = {task.remote(info, info["task"], n, seed, w, cfg, physics, setup, run_worker): n
@@ -63,13 +84,10 @@ def generate_on_ray(address: str, out: str | Path, shares: list[int], seed: int,
             for name, data in ray.get(done[0]).items():
                 _write_new(Path(out, "episodes", name), data)
             bar.update(pending.pop(done[0]))
-    except BaseException:
+    except BaseException:  # an interrupt or a failed task: no worker goes on for nothing
         for ref in pending:
             ray.cancel(ref, force=True)
         raise
-    finally:
-        if started:
-            ray.shutdown()
 
 
 def _write_new(path: Path, data: bytes) -> None:
