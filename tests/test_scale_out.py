@@ -92,10 +92,12 @@ def test_a_batch_that_does_not_split_over_the_ranks_is_refused():
 
 
 def test_under_torchrun_only_pretrain_runs(monkeypatch, pretrained, caplog):
-    """Another command would run once per process: refused with one line (rank 0's; the others stay silent)."""
+    """Another command would run once per process: refused with one line (the node's first rank's; the others stay
+    silent)."""
     monkeypatch.setenv("WORLD_SIZE", "2")
     for rank, lines in (("0", 1), ("1", 0)):
         monkeypatch.setenv("RANK", rank)
+        monkeypatch.setenv("LOCAL_RANK", rank)
         caplog.clear()
         assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "1"]) == 2
         errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]

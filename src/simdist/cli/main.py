@@ -313,11 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # Under torchrun every rank runs this: rank 0 logs, reports a bad input and prints the result; the others warn.
+    # Under torchrun every rank runs this: rank 0 logs and prints the result, the others only warn; a bad input is
+    # said once per node (by its first rank: a file missing on one node is said there).
     rank = env_rank()
     logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    report = log.error if rank == 0 else log.debug
+    report = log.error if env_rank(local=True) == 0 else log.debug
     try:
         refuse_replaced_flags(argv)
     except ValueError as err:

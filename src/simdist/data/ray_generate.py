@@ -10,6 +10,7 @@ its task's assets, installed). Choose K at least the cluster's CPU count: a work
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import tempfile
 from collections.abc import Iterator
@@ -25,11 +26,7 @@ INSTALL_HINT = 'generate --ray needs Ray: pip install -e ".[ray]"'
 
 
 def ray_available() -> bool:
-    try:
-        import ray  # noqa: F401  (optional: the `ray` extra)
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("ray") is not None
 
 
 def _worker_files(info: dict, task_name: str, n: int, seed: int, worker: int, cfg, physics, setup,

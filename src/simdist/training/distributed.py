@@ -35,9 +35,9 @@ def launched() -> bool:
     return int(os.environ.get("WORLD_SIZE", "1")) > 1
 
 
-def env_rank() -> int:
-    """This process's rank as its launcher set it (RANK), 0 when it runs alone."""
-    return int(os.environ.get("RANK", "0"))
+def env_rank(local: bool = False) -> int:
+    """This process's rank as its launcher set it (RANK, or LOCAL_RANK: on its node), 0 when it runs alone."""
+    return int(os.environ.get("LOCAL_RANK" if local else "RANK", "0"))
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,11 @@ def _collective_device() -> torch.device:
 def run_device(device: torch.device) -> torch.device:
     """The device this process trains on: under a launcher on a GPU machine, its own GPU (cuda:LOCAL_RANK)."""
     if launched() and device.type == "cuda":
-        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        per_node, gpus = int(os.environ.get("LOCAL_WORLD_SIZE", "1")), torch.cuda.device_count()
+        if per_node > gpus:
+            raise ValueError(f"{per_node} processes on this node but PyTorch sees {gpus} GPU(s) here: one process per "
+                             f"GPU (torchrun --nproc_per_node {gpus})")
+        device = torch.device("cuda", env_rank(local=True))
         torch.cuda.set_device(device)
     return device
 
