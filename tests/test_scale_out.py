@@ -133,7 +133,8 @@ def test_ray_generation_writes_the_local_workers_episodes(tmp_path):
     assert names == [p.name for p in episode_files(tmp_path / "ray")] == ["s4_w0_00000.h5", "s4_w1_00000.h5",
                                                                          "s4_w2_00000.h5"]
     for name in names:
-        assert (tmp_path / "local" / "episodes" / name).read_bytes() == (tmp_path / "ray" / "episodes" / name).read_bytes()
+        local_file, ray_file = (tmp_path / run / "episodes" / name for run in ("local", "ray"))
+        assert local_file.read_bytes() == ray_file.read_bytes(), name
     (info_l, local), (info_r, remote) = load_episodes(tmp_path / "local"), load_episodes(tmp_path / "ray")
     assert info_l == info_r and stats["episodes"] == len(remote) == 5
     assert all(np.array_equal(a.action, b.action) and a.source_policy == b.source_policy for a, b in zip(local, remote))
