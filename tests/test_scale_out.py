@@ -27,10 +27,14 @@ from simdist.training.train import build_model, load_windows, pretrain
 WORLD = 2
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
+def _free_ports(n: int = 1) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
 
 
 def _schedule(steps: int) -> TrainConfig:
@@ -39,13 +43,13 @@ def _schedule(steps: int) -> TrainConfig:
                        lr=1e-3)
 
 
-def _rank(rank: int, port: int, data, out, model_cfg) -> None:
+def _rank(rank: int, ports: tuple[int, int], data, out, model_cfg) -> None:
     """One torchrun-style process: the launcher's environment, then the library's pretrain, stopped at step 3 and
-    rerun to resume it to step 6."""
-    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(WORLD), MASTER_ADDR="127.0.0.1",
-                      MASTER_PORT=str(port))
+    rerun to resume it to step 6 (a port per run: the first run's store may still hold its port)."""
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(WORLD), MASTER_ADDR="127.0.0.1")
     torch.set_num_threads(1)
-    for steps in (3, 6):
+    for steps, port in zip((3, 6), ports):
+        os.environ["MASTER_PORT"] = str(port)
         pretrain(data, out, model_cfg, _schedule(steps), device=torch.device("cpu"), progress=False)
 
 
@@ -58,8 +62,8 @@ def test_two_gloo_processes_train_like_one_process_and_resume_as_one_run(pendulu
     single, parallel = tmp_path / "single", tmp_path / "parallel"
     pretrain(pendulum_data, single, model_cfg, _schedule(6), device=torch.device("cpu"), progress=False)
     start = time.perf_counter()
-    mp.start_processes(_rank, args=(_free_port(), pendulum_data, parallel, model_cfg), nprocs=WORLD,
-                       start_method="fork")
+    mp.start_processes(_rank, args=(tuple(_free_ports(2)), pendulum_data, parallel, model_cfg), nprocs=WORLD,
+                       start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn")
     logging.getLogger(__name__).info("2 ranks, 3 + 3 steps: %.1f s", time.perf_counter() - start)
     # one run: rank 0 alone wrote, a resumed run appends to the same metrics
     assert [m["step"] for m in _metrics(parallel)] == [3, 6]
@@ -148,7 +152,7 @@ def test_torchrun_pretrain_is_the_single_process_run(pendulum_data, tmp_path):
     common = ["pretrain", "--data", str(pendulum_data), "--steps", "4", "--quiet", "--json", "--set",
               "model.latent_dim=16", "--set", "train.batch_size=16", "--set", "model.attention_dropout=0"]
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(WORLD),
-                "--master_port", str(_free_port()), "-m", "simdist.cli"]
+                "--master_port", str(_free_ports()[0]), "-m", "simdist.cli"]
     one = subprocess.run([sys.executable, "-m", "simdist.cli", *common, "--out", str(tmp_path / "one")],
                          capture_output=True, text=True, env=env, check=True)
     two = subprocess.run([*torchrun, *common, "--out", str(tmp_path / "two")], capture_output=True, text=True,
