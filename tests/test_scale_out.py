@@ -45,12 +45,15 @@ def _schedule(steps: int) -> TrainConfig:
 
 def _rank(rank: int, ports: tuple[int, int], data, out, model_cfg) -> None:
     """One torchrun-style process: the launcher's environment, then the library's pretrain, stopped at step 3 and
-    rerun to resume it to step 6 (a port per run: the first run's store may still hold its port)."""
+    rerun to resume it to step 5 (a port per run: the first run's store may still hold its port)."""
     os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(WORLD), MASTER_ADDR="127.0.0.1")
     torch.set_num_threads(1)
-    for steps, port in zip((3, 6), ports):
+    shards, shard = [], Ranks.shard
+    Ranks.shard = lambda self, ids: shards.append(shard(self, ids)) or shards[-1]  # which rows this rank trains on
+    for steps, port in zip((3, 5), ports):
         os.environ["MASTER_PORT"] = str(port)
         pretrain(data, out, model_cfg, _schedule(steps), device=torch.device("cpu"), progress=False)
+    np.save(out.parent / f"rank{rank}_rows.npy", np.stack(shards))
 
 
 def _metrics(run) -> list[dict]:
@@ -64,12 +67,17 @@ def test_two_gloo_processes_train_like_one_process_and_resume_as_one_run(pendulu
     start = time.perf_counter()
     mp.start_processes(_rank, args=(tuple(_free_ports(2)), pendulum_data, parallel, model_cfg), nprocs=WORLD,
                        start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    logging.getLogger(__name__).info("2 ranks, 3 + 3 steps: %.1f s", time.perf_counter() - start)
-    # one run: rank 0 alone wrote, a resumed run appends to the same metrics
-    assert [m["step"] for m in _metrics(parallel)] == [3, 6]
-    for a, b in zip(_metrics(single), _metrics(parallel)):
+    logging.getLogger(__name__).info("2 ranks, 3 + 2 steps: %.1f s", time.perf_counter() - start)
+    # ... and one process resumes their run for its last step: one run, whose metrics rank 0 alone wrote
+    pretrain(pendulum_data, parallel, model_cfg, _schedule(6), device=torch.device("cpu"), progress=False)
+    rows = [np.load(tmp_path / f"rank{r}_rows.npy") for r in range(WORLD)]
+    assert rows[0].shape == rows[1].shape == (5, 8)  # 5 steps, each rank half of the batch of 16 ...
+    assert not any(np.array_equal(a, b) for a, b in zip(*rows))  # ... and not the same half
+    assert [m["step"] for m in _metrics(parallel)] == [3, 5, 6]
+    by_step = {m["step"]: m for m in _metrics(parallel)}
+    for a in _metrics(single):
         for key in ("train/total", "train/latent", "train/bc", "lr"):
-            assert b[key] == pytest.approx(a[key], rel=1e-4), key
+            assert by_step[a["step"]][key] == pytest.approx(a[key], rel=1e-4), (a["step"], key)
     # the same weights, to float rounding (Adam turns exact-zero gradients, e.g. of key biases, into ±lr steps of
     # rounding noise): the difference is tiny against what training moved
     first = ckpt.load_model(single).state_dict()
