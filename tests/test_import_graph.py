@@ -20,6 +20,7 @@ OPTIONAL_IMPORTS = {
     "mujoco.egl": "offscreen rendering backend: needs EGL, present on some machines only",
     "mujoco.osmesa": "offscreen rendering backend: needs OSMesa, present on some machines only",
     "mujoco.glfw": "windowed rendering backend: needs a display",
+    "ray": "the `ray` extra: only `simdist generate --ray` needs it",
 }
 
 # Pipeline order: a module may import its own layer and the layers before it, never a later one. The longest

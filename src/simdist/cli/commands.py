@@ -86,7 +86,7 @@ def cmd_generate(args) -> dict:
     cfg = generation_preset(getattr(task, "generation_preset", "manipulation"))
     cfg = expert_only(cfg) if args.expert_only else cfg
     stats = generate(task, args.out, args.episodes, args.workers, args.seed, cfg, physics=args.physics,
-                     progress=not args.quiet)
+                     progress=not args.quiet, ray=args.ray)
     return {**stats, "inputs": run_inputs(args.physics)}
 
 

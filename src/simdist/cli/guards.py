@@ -1,11 +1,14 @@
-"""Checks made before any command runs: the override flags `--set` replaced, and outputs kept out of inputs."""
+"""Checks made before any command runs: the override flags `--set` replaced, outputs kept out of inputs, and what
+runs under a parallel launcher (torchrun) or on Ray."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from simdist.data.ray_generate import INSTALL_HINT, ray_available
 from simdist.training.checkpoint import SHIPPED_DIR
+from simdist.training.distributed import launched
 
 # The per-section flags that `--set SECTION.FIELD=VALUE` replaced, and the section each one was.
 REPLACED_FLAGS = {"--model-set": "model", "--train-set": "train", "--loss-set": "loss", "--mppi-set": "mppi",
@@ -39,3 +42,13 @@ def check_inputs_untouched(args: argparse.Namespace) -> None:
             what = "the shipped checkpoints" if folder == SHIPPED_DIR.resolve() else "an input of this command"
             raise ValueError(f"--out {args.out} is inside {folder}, {what}: commands never write into their inputs; "
                              "choose another --out")
+
+
+def check_launch(args: argparse.Namespace) -> None:
+    """Only `pretrain` runs data-parallel: under torchrun any other command would run once per process. `--ray`
+    needs the `ray` extra."""
+    if launched() and args.command != "pretrain":
+        raise ValueError(f"{args.command} runs as one process; of the commands only pretrain runs data-parallel under "
+                         "torchrun (WORLD_SIZE > 1)")
+    if getattr(args, "ray", None) is not None and not ray_available():
+        raise ValueError(INSTALL_HINT)

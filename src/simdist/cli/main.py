@@ -13,11 +13,12 @@ from simdist.cli.commands import (ABLATE_SETS, ADAPT_SETS, FINETUNE_SETS, PLANNE
                                   cmd_adapt, cmd_bench, cmd_demo, cmd_diagnose, cmd_evaluate, cmd_expert_eval,
                                   cmd_finetune,
                                   cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
-from simdist.cli.guards import check_inputs_untouched, refuse_replaced_flags
+from simdist.cli.guards import check_inputs_untouched, check_launch, refuse_replaced_flags
 from simdist.cli.runtime import choose_threads, interrupted, terminate_as_interrupt
 from simdist.cli.validate import check_arguments
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
 from simdist.experiments.compare import add_compare_commands
+from simdist.training.distributed import env_rank
 
 log = logging.getLogger("simdist")
 
@@ -120,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--physics", help="JSON/YAML file overriding the task's sim physics")
     sp.add_argument("--expert-only", action="store_true",
                     help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
+    sp.add_argument("--ray", metavar="ADDRESS", help="run the --workers as Ray tasks on a cluster (auto: the running "
+                    "one, local: a fresh local instance, or HOST:PORT), the same episodes as local workers; needs "
+                    'pip install -e ".[ray]"')
     sp = add("merge", cmd_merge, "one dataset over several compatible ones (symbolic links to their episode files)")
     sp.add_argument("sources", nargs="+", help="dataset directories (same domain, shapes and control period)")
     sp.add_argument("--out", required=True)
@@ -309,20 +313,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Under torchrun every rank runs this: rank 0 logs and prints the result, the others only warn; a bad input is
+    # said once per node (by its first rank: a file missing on one node is said there).
+    rank = env_rank()
+    logging.basicConfig(level=logging.INFO if rank == 0 else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    report = log.error if env_rank(local=True) == 0 else log.debug
     try:
         refuse_replaced_flags(argv)
     except ValueError as err:
-        log.error("%s", err)
+        report("%s", err)
         return 2
     args = build_parser().parse_args(argv)
     if args.verbose:
         logging.getLogger().setLevel(logging.DEBUG)
     try:
+        check_launch(args)
         check_inputs_untouched(args)
         check_arguments(args, COMMAND_SETS.get(args.command))
     except (KeyError, ValueError, OSError) as err:
-        log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
+        report("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
     if args.command not in ("tasks", "presets"):
         choose_threads()
@@ -332,9 +342,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:  # Ctrl-C or SIGTERM: completed work stays, partial files go
         return interrupted(args, err)
     except (KeyError, ValueError, OSError) as err:  # OSError: a full disk, a folder it may not write
-        log.error("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
+        report("%s", err.args[0] if isinstance(err, KeyError) and err.args else err)
         return 2
-    _emit(args, result)
+    if rank == 0:
+        _emit(args, result)
     return 0
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import torch
 
+from simdist.training.distributed import env_rank
+
 log = logging.getLogger("simdist")
 
 # Commands that pick up where an interrupted run stopped when rerun the same way.
@@ -55,6 +57,8 @@ def remove_partial_files(out: str | None) -> int:
 def interrupted(args, err: KeyboardInterrupt) -> int:
     """One line on how to go on after an interrupt; the exit status 128 + signal number (130 SIGINT, 143 SIGTERM)."""
     signum = signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT
+    if env_rank() != 0:  # under torchrun rank 0 cleans up and says it, once
+        return 128 + int(signum)
     out = getattr(args, "out", None)
     remove_partial_files(out if args.command not in ("evaluate", "select") else None)
     if args.command in RESUMABLE:

@@ -24,6 +24,7 @@ import torch
 
 from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
                                    write_episodes)
+from simdist.data.ray_generate import generate_on_ray, ray_cluster
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
@@ -156,8 +157,10 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
 
 def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int = 0,
              cfg: GenerationConfig | None = None, physics=None, progress: bool = True, setup=None,
-             notes: str = "") -> dict:
-    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics.
+             notes: str = "", ray: str | None = None) -> dict:
+    """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics. With
+    `ray` (a cluster address, "auto" or "local") the workers run as Ray tasks (data/ray_generate.py): the same
+    episodes in the same files.
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
     policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
@@ -168,6 +171,12 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
     task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
+    with ray_cluster(ray):  # a cluster that cannot be reached fails here too
+        return _generate(task, out, episodes, workers, seed, cfg, physics, progress, setup, notes, ray is not None)
+
+
+def _generate(task, out, episodes: int, workers: int, seed: int, cfg: GenerationConfig, physics, progress: bool,
+              setup, notes: str, on_ray: bool) -> dict:
     spec = task.spec
     create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
                                     obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
@@ -182,7 +191,9 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
     bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
-    if workers == 1:
+    if on_ray:
+        generate_on_ray(out, shares, seed, cfg, physics, setup, bar, _worker)
+    elif workers == 1:
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))
         _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar, setup=setup)

@@ -102,7 +102,7 @@ class WorldModel(nn.Module):
             stat_shapes[COMMAND] = (C,)
         self.normalizer = Normalizer(stat_shapes)
         # RMS error of the planner's return estimate on held-out simulation windows, raw units (0: not measured):
-        # training/calibrate.py sets it, MPPI's gate reads it.
+        # training/validation.py measures it, MPPI's gate reads it.
         self.register_buffer("return_error", torch.zeros(()))
         self.encoder = ObservationEncoder(spec.obs_shapes, cfg)
         # History context C: action tokens, temporal (H past steps + current) and type encodings.

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, LossConfig, ModelConfig,
+from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, ModelConfig,
                             TrainConfig, replace)
 from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
@@ -31,10 +31,10 @@ from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.progress import progress_bar
 from simdist.tasks.registry import get_task, task_names
 from simdist.training import checkpoint as ckpt
-from simdist.training.calibrate import return_error
+from simdist.training.validation import evaluate, return_error
+from simdist.training.distributed import SINGLE, Ranks, process_group, run_device
 
 log = logging.getLogger(__name__)
-VAL_BATCHES = 8
 
 
 @dataclass
@@ -97,26 +97,6 @@ def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device,
     return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device, tail_windows=tail_windows)
 
 
-@torch.no_grad()
-def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig,
-             batch_size: int, seed: int = 0) -> dict[str, float]:
-    """Mean loss terms over up to VAL_BATCHES batches of `ids` (model in eval mode: no dropout, no noise)."""
-    if len(ids) == 0:
-        return {}
-    was_training = model.training
-    model.eval()
-    rng = np.random.default_rng(seed)
-    ids = rng.permutation(ids)[: VAL_BATCHES * batch_size]
-    totals: dict[str, float] = {}
-    chunks = np.array_split(ids, max(1, math.ceil(len(ids) / batch_size)))
-    for chunk in chunks:
-        _, logs = world_model_loss(model, data.batch(chunk), weights)
-        for k, v in logs.items():
-            totals[k] = totals.get(k, 0.0) + v / len(chunks)
-    model.train(was_training)
-    return totals
-
-
 def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:
     """The training loop's settings for a finetune: decay over the run, one checkpoint at its end, no clipping,
     averaging or compilation."""
@@ -127,17 +107,22 @@ def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:
 
 def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: str | Path,
                cfg: TrainConfig, extra: dict | None = None, progress: bool = True,
-               replay: WindowDataset | None = None, replay_fraction: float = 0.0, extra_losses=()) -> TrainResult:
+               replay: WindowDataset | None = None, replay_fraction: float = 0.0, extra_losses=(),
+               ranks: Ranks = SINGLE) -> TrainResult:
     """Train `params` of `model` on `data` with `cfg`'s schedule, loss weights, validation and checkpoints (its
     `bc_successful_only` and `tail_windows` are the data's business: see `pretrain`), resuming a run in `out_dir`.
     `extra` is recorded in the checkpoint's config.json. A share `replay_fraction` of each batch comes from `replay`.
     Each of `extra_losses`, `f(batch) -> (weighted loss, name, unweighted float)`, adds a term to every step.
     With `cfg.ema_decay` > 0 the saved (and validated) model is an exponential moving average of the weights; the
-    raw weights go to OUT/raw for an exact resume."""
+    raw weights go to OUT/raw for an exact resume. With `ranks` of a data-parallel run (training/distributed.py)
+    this process trains on its shard of every global batch and only rank 0 validates and writes."""
     out_dir, extra = Path(out_dir), extra or {}
     steps, batch_size, lr, lr_end, seed = cfg.steps, cfg.batch_size, cfg.lr, cfg.lr_end, cfg.seed
     warmup, decay_steps, weights, ema_decay = cfg.warmup_steps, cfg.decay_steps or cfg.steps, cfg.loss, cfg.ema_decay
-    out_dir.mkdir(parents=True, exist_ok=True)
+    ranks.check_batch(batch_size)
+    if ranks.main:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    forward_model = ranks.wrap(model)  # a DDP wrapper shares the parameters (rank 0's); saves use `model`
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
     amp = cfg.amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
@@ -156,10 +141,9 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
             ema.n_averaged.fill_(max(start, 1))
         log.info("resuming from step %d in %s", start, out_dir)
     deployed = ema.module if ema else model  # what is validated, saved as the model and kept
-    forward_model = model  # a compiled one shares the parameters; saves use `model`
     if cfg.compile:
         log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", cfg.compile_mode)
-        forward_model = compile_model(model, cfg.compile_mode)
+        forward_model = compile_model(forward_model, cfg.compile_mode)
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -176,16 +160,17 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
             ckpt.save_model(ckpt.kept_checkpoint_dir(out_dir, step), deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
-    bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not progress, desc=out_dir.name)
+    bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not (progress and ranks.main),
+                       desc=out_dir.name)
     last_record = (start, time.perf_counter())  # throughput between metrics records (validation excluded)
     for step in bar:
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, lr, lr_end, warmup, decay_steps)
         rng = np.random.default_rng([seed, step])
         n_replay = int(round(batch_size * replay_fraction)) if replay is not None else 0
-        batch = data.batch(rng.choice(train_ids, batch_size - n_replay))
+        batch = data.batch(ranks.shard(rng.choice(train_ids, batch_size - n_replay)))
         if n_replay:
-            batch = concat_batches(batch, replay.batch(rng.integers(0, len(replay), n_replay)))
+            batch = concat_batches(batch, replay.batch(ranks.shard(rng.integers(0, len(replay), n_replay))))
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16, enabled=amp):
             loss, train_logs = world_model_loss(forward_model, batch, weights)
             for extra_loss in extra_losses:
@@ -200,7 +185,10 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
         if ema:
             ema.update_parameters(model)
         done = step + 1
-        if done % cfg.val_every == 0 or done == steps:
+        recording = done % cfg.val_every == 0 or done == steps
+        if recording:
+            train_logs = ranks.mean(train_logs)  # the global batch's terms (a collective: on every rank)
+        if recording and ranks.main:
             steps_per_s = (done - last_record[0]) / max(time.perf_counter() - last_record[1], 1e-9)
             val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
             record = {"step": done, "lr": optimizer.param_groups[0]["lr"], "steps_per_s": round(steps_per_s, 3),
@@ -211,10 +199,11 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
             bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
             log.debug("step %d %s", done, record)
             last_record = (done, time.perf_counter())
-        if done % cfg.checkpoint_every == 0 or done == steps:
+        if (done % cfg.checkpoint_every == 0 or done == steps) and ranks.main:
             save(done)
-    if start >= steps:
+    if start >= steps and ranks.main:
         val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
+    ranks.barrier()  # every rank returns once rank 0 has written the last checkpoint
     return TrainResult(out_dir, steps, train_logs, val_logs)
 
 
@@ -250,21 +239,24 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
              device: torch.device | None = None, progress: bool = True,
              init_from: str | Path | None = None) -> TrainResult:
     """Train a world model on a simulation dataset: from scratch, or from the weights of `init_from` (a
-    checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run."""
-    device = device or default_device()
-    torch.manual_seed(cfg.seed)
-    data = load_windows(data_dir, model_cfg, device, cfg.tail_windows)
-    if cfg.bc_successful_only:
-        data.keep_bc_labels_of_successes()
-    model = build_model(model_cfg, data).to(device)
-    log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
-             len(data), data.n_episodes)
-    extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
-    if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
-        fresh = warm_start(model, init_from)
-        log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
-        extra["init_from"] = str(init_from)
-    return train_loop(model, list(model.parameters()), data, out_dir, cfg, extra, progress)
+    checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run. Under torchrun,
+    data-parallel over the launched processes (training/distributed.py), each on its own GPU where there are GPUs."""
+    device = run_device(device or default_device())
+    with process_group(device) as ranks:
+        ranks.check_batch(cfg.batch_size)  # before the data load
+        torch.manual_seed(cfg.seed)
+        data = load_windows(data_dir, model_cfg, device, cfg.tail_windows)
+        if cfg.bc_successful_only:
+            data.keep_bc_labels_of_successes()
+        model = build_model(model_cfg, data).to(device)
+        log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
+                 len(data), data.n_episodes)
+        extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
+        if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
+            fresh = warm_start(model, init_from)
+            log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)
+            extra["init_from"] = str(init_from)
+        return train_loop(model, list(model.parameters()), data, out_dir, cfg, extra, progress, ranks=ranks)
 
 
 def set_trainable(model: WorldModel, groups: tuple[str, ...]) -> list[torch.nn.Parameter]:

@@ -1,9 +1,10 @@
-"""The world model's own return error: how far the planner's return estimate is from the labelled return.
+"""Measurements on held-out windows: the validation losses, and the world model's own return error (how far the
+planner's return estimate is from the labelled return).
 
 MPPI ranks candidates by R̂ = Σ_k γ^k r̂_{t+k} + γ^T v̂_{t+T}. Near the goal the candidates' returns differ by
-less than the heads' fitting error (docs/findings.md, "Planning"), so a predicted gain is evidence only when it
-exceeds that error. It is measured once, on held-out simulation windows with their true actions, and kept in the
-model (`WorldModel.return_error`, raw return units) so the planner can read it (`MPPIConfig.gate_weight`).
+less than the heads' fitting error (docs/findings.md, "Planning"), so a predicted gain counts as evidence only
+above a share of that error (`MPPIConfig.gate_weight`). It is measured at every save, on held-out simulation windows with their true actions, and kept in the
+model (`WorldModel.return_error`, raw return units) so the planner can read it.
 """
 
 from __future__ import annotations
@@ -13,10 +14,33 @@ import math
 import numpy as np
 import torch
 
+from simdist.config import LossConfig
 from simdist.data.windows import WindowDataset
+from simdist.model.loss import world_model_loss
 from simdist.model.world_model import REWARD, VALUE, WorldModel
 
 CALIBRATION_DISCOUNT = 0.99  # every MPPI preset's discount
+VAL_BATCHES = 8
+
+
+@torch.no_grad()
+def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig,
+             batch_size: int, seed: int = 0) -> dict[str, float]:
+    """Mean loss terms over up to VAL_BATCHES batches of `ids` (model in eval mode: no dropout, no noise)."""
+    if len(ids) == 0:
+        return {}
+    was_training = model.training
+    model.eval()
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(ids)[: VAL_BATCHES * batch_size]
+    totals: dict[str, float] = {}
+    chunks = np.array_split(ids, max(1, math.ceil(len(ids) / batch_size)))
+    for chunk in chunks:
+        _, logs = world_model_loss(model, data.batch(chunk), weights)
+        for k, v in logs.items():
+            totals[k] = totals.get(k, 0.0) + v / len(chunks)
+    model.train(was_training)
+    return totals
 
 
 @torch.no_grad()
@@ -48,4 +72,4 @@ def return_error(model: WorldModel, data: WindowDataset, ids: np.ndarray, batch_
     return math.sqrt(squared / count) if count else None
 
 
-__all__ = ["CALIBRATION_DISCOUNT", "return_error"]
+__all__ = ["CALIBRATION_DISCOUNT", "VAL_BATCHES", "evaluate", "return_error"]
