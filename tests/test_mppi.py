@@ -272,7 +272,7 @@ def test_gate_keeps_the_bc_chunk_unless_the_predicted_gain_exceeds_the_models_re
     paper's planner."""
     model = model_with_returns(lambda a: -((a - 1.0) ** 2).sum((1, 2)))
     cfg = MPPIConfig(samples=256, policy_samples=0, iterations=10, elites=32, temperature=0.5, min_std=0.01,
-                     warm_start=False)
+                     warm_start=False, gate_weight=1.0)
     ctx = context(model)
     planner = MPPIPlanner(model, cfg)
     bc = planner._clip(planner._policy_chunk(ctx)[0])
