@@ -11,15 +11,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Sequence, TypeVar
 
+from simdist.precision import check_cpu_bf16
+
 C = TypeVar("C")
-
-# TrainConfig.cpu_bf16 and MPPIConfig.cpu_bf16 (simdist.precision): bf16 products on CPUs with bf16 matrix units.
-CPU_BF16_SETTINGS = ("auto", "on", "off")
-
-
-def check_cpu_bf16(setting: str) -> None:
-    if setting not in CPU_BF16_SETTINGS:
-        raise ValueError(f"cpu_bf16 must be one of {list(CPU_BF16_SETTINGS)}, got {setting!r}")
 
 
 @dataclass(frozen=True)
@@ -151,7 +145,7 @@ class TrainConfig:
     tail_windows: bool = False
     seed: int = 0
     loss: LossConfig = LossConfig()
-    # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
+    # bf16 autocast on a GPU (on a CPU: cpu_bf16). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
     # paper-manipulation (docs/benchmarks.md), so only the quadruped preset turns it on.
     amp: bool = False
     # torch.compile the training forward (the backward follows; a one-off compile, seconds once cached): 1.45x the
@@ -159,10 +153,7 @@ class TrainConfig:
     # no gain for the quadruped presets (docs/benchmarks.md). Same step as eager to float rounding (dropout aside).
     compile: bool = False
     compile_mode: str = "default"  # torch.compile's mode: default, reduce-overhead, max-autotune-no-cudagraphs, ...
-    # bf16 autocast on a CPU: "auto" where it has bf16 matrix units (AMX, AVX512-BF16), fp32 elsewhere; "on"; "off"
-    # (simdist.precision). The weights, the optimiser and the loss stay fp32. Off by default (the small presets'
-    # results were measured in fp32); the paper-manipulation preset turns it on (docs/benchmarks.md).
-    cpu_bf16: str = "off"
+    cpu_bf16: str = "off"  # bf16 autocast on a CPU: auto (where it has bf16 matrix units), on, off (simdist.precision)
 
     def __post_init__(self) -> None:
         if isinstance(self.loss, dict):
@@ -259,11 +250,9 @@ TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
     "cpu": lambda: TrainConfig(steps=3000, batch_size=64, lr=1e-3, lr_end=2e-4, warmup_steps=200),
     "quadruped-cpu": lambda: TrainConfig(steps=6000, batch_size=128, lr=1e-3, lr_end=2e-4, warmup_steps=300,
                                          val_fraction=0.01, val_every=2000, checkpoint_every=2000),
-    # Compiled, with bf16 products on CPUs that have bf16 matrix units: 1.5-1.7x the steps/s of fp32 eager on one
-    # core (docs/benchmarks.md), for a one-off compile of about 2 min.
     "paper-manipulation": lambda: TrainConfig(steps=200_000, batch_size=256, warmup_steps=10_000,
                                               decay_steps=400_000, val_fraction=0.002, val_every=5000,
-                                              checkpoint_every=10_000, compile=True, cpu_bf16="auto"),
+                                              checkpoint_every=10_000, compile=True, cpu_bf16="auto"),  # 1.5x fp32
     "paper-quadruped": lambda: TrainConfig(steps=369_000, batch_size=512, warmup_steps=10_000,
                                            decay_steps=400_000, val_fraction=0.002, val_every=5000,
                                            checkpoint_every=10_000, amp=True),

@@ -1,6 +1,6 @@
 """bf16 matrix products on CPUs that have bf16 matrix units (Intel AMX, AVX512-BF16), fp32 everywhere else.
 
-`TrainConfig.cpu_bf16` and `MPPIConfig.cpu_bf16` take one of simdist.config.CPU_BF16_SETTINGS:
+`TrainConfig.cpu_bf16` and `MPPIConfig.cpu_bf16` take one of CPU_BF16_SETTINGS:
   "auto": bf16 autocast (matrix products in bf16, accumulated in fp32; LayerNorm, softmax and the losses in fp32)
           where `cpu_has_bf16_matmul()`, fp32 elsewhere;
   "on":   bf16 autocast on any CPU (slow where the products are emulated; for tests and comparisons);
@@ -15,7 +15,7 @@ import functools
 
 import torch
 
-from simdist.config import check_cpu_bf16
+CPU_BF16_SETTINGS = ("auto", "on", "off")
 
 
 @functools.cache
@@ -30,6 +30,11 @@ def cpu_has_bf16_matmul() -> bool:
         return any(bool(getattr(cpu, name)()) for name in checks if hasattr(cpu, name))
     except RuntimeError:
         return False
+
+
+def check_cpu_bf16(setting: str) -> None:
+    if setting not in CPU_BF16_SETTINGS:
+        raise ValueError(f"cpu_bf16 must be one of {list(CPU_BF16_SETTINGS)}, got {setting!r}")
 
 
 def use_cpu_bf16(setting: str, device: torch.device | str) -> bool:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from simdist.config import check_cpu_bf16, named_preset, parse_overrides, replace
+from simdist.config import named_preset, parse_overrides, replace
+from simdist.precision import check_cpu_bf16
 
 
 @dataclass(frozen=True)
