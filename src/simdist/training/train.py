@@ -219,11 +219,12 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
 
 
 def compile_model(model: torch.nn.Module, mode: str) -> torch.nn.Module:
-    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step. In the
-    default mode the compiled graph draws its dropout masks with PyTorch's own generator (inductor's
-    `fallback_random`): on a CPU inductor's per-element generator took 20 ms of a paper-manipulation step."""
+    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step. On a CPU,
+    in the default mode, the compiled graph draws its dropout masks with PyTorch's own generator (inductor's
+    `fallback_random`): inductor's per-element one cost 10 % of a paper-manipulation step (docs/benchmarks.md)."""
     try:
-        if mode == "default":  # torch.compile takes a mode or options, not both
+        on_cpu = all(p.device.type == "cpu" for p in model.parameters())
+        if mode == "default" and on_cpu:  # torch.compile takes a mode or options, not both
             return torch.compile(model, options={"fallback_random": True})
         return torch.compile(model, mode=mode)
     except RuntimeError as err:
