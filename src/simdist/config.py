@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Sequence, TypeVar
 
+from simdist.precision import check_cpu_bf16
+
 C = TypeVar("C")
 
 
@@ -143,7 +145,7 @@ class TrainConfig:
     tail_windows: bool = False
     seed: int = 0
     loss: LossConfig = LossConfig()
-    # bf16 autocast on a GPU (ignored on CPU). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
+    # bf16 autocast on a GPU (on a CPU: cpu_bf16). On an H200 it gained 5 % for paper-quadruped and lost 13 % for
     # paper-manipulation (docs/benchmarks.md), so only the quadruped preset turns it on.
     amp: bool = False
     # torch.compile the training forward (the backward follows; a one-off compile, seconds once cached): 1.45x the
@@ -151,10 +153,12 @@ class TrainConfig:
     # no gain for the quadruped presets (docs/benchmarks.md). Same step as eager to float rounding (dropout aside).
     compile: bool = False
     compile_mode: str = "default"  # torch.compile's mode: default, reduce-overhead, max-autotune-no-cudagraphs, ...
+    cpu_bf16: str = "off"  # bf16 autocast on a CPU: auto (where it has bf16 matrix units), on, off (simdist.precision)
 
     def __post_init__(self) -> None:
         if isinstance(self.loss, dict):
             object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
+        check_cpu_bf16(self.cpu_bf16)
 
 
 @dataclass(frozen=True)
@@ -248,7 +252,7 @@ TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
                                          val_fraction=0.01, val_every=2000, checkpoint_every=2000),
     "paper-manipulation": lambda: TrainConfig(steps=200_000, batch_size=256, warmup_steps=10_000,
                                               decay_steps=400_000, val_fraction=0.002, val_every=5000,
-                                              checkpoint_every=10_000),
+                                              checkpoint_every=10_000, compile=True, cpu_bf16="auto"),  # 1.5x fp32
     "paper-quadruped": lambda: TrainConfig(steps=369_000, batch_size=512, warmup_steps=10_000,
                                            decay_steps=400_000, val_fraction=0.002, val_every=5000,
                                            checkpoint_every=10_000, amp=True),

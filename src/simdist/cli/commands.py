@@ -57,10 +57,10 @@ def cmd_tasks(args) -> dict:
 PRESET_KEYS = {
     "model": ("latent_dim", "history", "horizon", "ffn_dim", "dynamics", "policy", "policy_sees_actions",
               "policy_sees_history"),
-    "train": ("steps", "batch_size", "lr", "lr_end", "warmup_steps", "decay_steps", "amp"),
+    "train": ("steps", "batch_size", "lr", "lr_end", "warmup_steps", "decay_steps", "amp", "compile", "cpu_bf16"),
     "finetune": ("steps", "batch_size", "lr", "warmup_steps", "trainable", "sim_replay_fraction"),
     "mppi": ("samples", "policy_samples", "iterations", "elites", "temperature", "init_std", "policy_noise_std",
-             "prior_weight", "compile"),
+             "prior_weight", "compile", "cpu_bf16"),
 }
 
 

@@ -17,6 +17,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
 from simdist.planning.settings import mppi_preset
+from simdist.precision import cpu_has_bf16_matmul, use_cpu_bf16
 from simdist.training.train import compile_model
 
 # Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
@@ -105,7 +106,7 @@ def matmul_peak_gflops(device: torch.device, n: int = 1024, repeats: int = 20) -
 
 def machine() -> dict:
     return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-            "torch": torch.__version__, "threads": torch.get_num_threads(),
+            "torch": torch.__version__, "threads": torch.get_num_threads(), "bf16_units": cpu_has_bf16_matmul(),
             "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
 
 
@@ -134,7 +135,8 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
     return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
             "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "elites": cfg.elites,
             "horizon": model.cfg.horizon,
-            "compile": cfg.compile, "compile_s": planner.compile_s,
+            "compile": cfg.compile, "compile_s": planner.compile_s, "cpu_bf16": cfg.cpu_bf16,
+            "bf16": cfg.compile and use_cpu_bf16(cfg.cpu_bf16, dev),
             "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
             "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),
             "peak_gflops": matmul_peak_gflops(dev), **machine()}
@@ -143,10 +145,10 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
 def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bool = False,
                 compile_mode: str | None = None, batch_size: int | None = None) -> dict:
     """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size, or
-    `batch_size` (with `amp`: bf16 autocast, as the trainer uses on a GPU). `compile_mode` runs the forward
-    through torch.compile as the trainer's `TrainConfig.compile` does ("default"), or with another inductor
-    mode ("reduce-overhead": CUDA graphs; "max-autotune-no-cudagraphs"); first_steps_s is the two warm-up
-    steps, the compile included."""
+    `batch_size` (with `amp`: bf16 autocast, as the trainer uses on a GPU with `amp` and on a CPU with
+    `cpu_bf16`). `compile_mode` runs the forward through torch.compile as the trainer's `TrainConfig.compile`
+    does ("default"), or with another inductor mode ("reduce-overhead": CUDA graphs; "max-autotune-no-cudagraphs");
+    first_steps_s is the two warm-up steps, the compile included."""
     dev = torch.device(device)
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
     batch_size = batch_size or train_preset(model_name).batch_size

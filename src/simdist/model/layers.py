@@ -90,24 +90,27 @@ class SelfAttention(nn.Module):
     def _samples_last(self, x: torch.Tensor) -> torch.Tensor:
         """The same attention for torch.compile on CPU, with the B samples as the last axis and the head-dim and
         key sums unrolled: inductor turns it into a few loops vectorised over B instead of B·H tiny matmuls
-        (head dim 8, 25 tokens: 0.5 ms per bmm call at one thread; docs/benchmarks.md)."""
+        (head dim 8, 25 tokens: 0.5 ms per bmm call at one thread; docs/benchmarks.md). The sums run in fp32 under
+        bf16 autocast, and the output projection is one product per query token, so that the weighted sum over the
+        keys is written in the (query, sample) layout the product reads (vectorised over B): 1.5x faster than one
+        (d, N·B) product with bf16 products (planner's self-attention, 350 × 5 tokens, dh 16)."""
         b, n, d = x.shape
         h = self.heads
         dh = d // h
         qkv = torch.addmm(self.qkv.bias[:, None], self.qkv.weight, x.permute(2, 1, 0).reshape(d, n * b))
-        q, k, v = qkv.view(3, h, dh, n, b).unbind(0)
-        scores = torch.full((n, n), float("-inf") if self.causal else 0.0, dtype=x.dtype, device=x.device).triu(1)
+        q, k, v = qkv.float().view(3, h, dh, n, b).unbind(0)
+        scores = torch.full((n, n), float("-inf") if self.causal else 0.0, dtype=q.dtype, device=x.device).triu(1)
         scores = scores[None, :, :, None]  # causal mask (or zeros), broadcast over heads and samples
         q = q * dh**-0.5
         for i in range(dh):  # (H, queries, keys, B)
             scores = scores + q[:, i, :, None] * k[:, i, None]
         e = (scores - scores.amax(2, keepdim=True)).exp()
+        e = e / e.sum(2, keepdim=True)
         y = e[:, None, :, 0] * v[:, :, 0, None]
         for j in range(1, n):  # (H, dh, queries, B)
             y = y + e[:, None, :, j] * v[:, :, j, None]
-        y = y / e.sum(2)[:, None]
-        out = torch.addmm(self.out.bias, y.reshape(d, n * b).t(), self.out.weight.t())
-        return out.view(n, b, d).transpose(0, 1)
+        y = y.reshape(d, n, b).permute(1, 2, 0)  # (queries, B, d)
+        return torch.baddbmm(self.out.bias, y, self.out.weight.t().expand(n, d, d)).transpose(0, 1)
 
 
 # Head dimension and sequence length up to which compiled CPU self-attention is unrolled (`_samples_last`).

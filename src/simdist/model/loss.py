@@ -30,7 +30,7 @@ def bc_mask(expert: torch.Tensor) -> torch.Tensor:
 
 def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tuple[torch.Tensor, dict[str, float]]:
     """Return the weighted total and every term separately (floats, for logging)."""
-    out = model(batch)
+    out = {k: v.float() for k, v in model(batch).items()}  # under bf16 autocast: the errors and means in fp32
     valid = batch.get("future_valid")  # (B, T) or None: every window complete
 
     def future_mean(err: torch.Tensor) -> torch.Tensor:  # (B, T, D) squared errors over the predicted steps

@@ -31,6 +31,7 @@ import torch
 
 from simdist.model.world_model import ACTION, PROPRIO, PlanningContext, WorldModel
 from simdist.planning.settings import MPPIConfig
+from simdist.precision import use_cpu_bf16
 
 log = logging.getLogger(__name__)
 
@@ -241,12 +242,14 @@ def _compiled_heads(planner: MPPIPlanner):
     given noise, clipping, scoring and the elite refit in one graph. Bound to the planner's model; its weights
     stay graph inputs (finetuning is seen), a new shape or dtype recompiles."""
     model, cfg, clip = planner.model, planner.cfg, planner._clip
+    bf16 = use_cpu_bf16(cfg.cpu_bf16, planner.device)
 
     def iterate(z, dynamics_kv, member_kv, command_n, mean, std, policy_chunk, noise, policy_noise):
         ctx = PlanningContext(z, dynamics_kv, [], command_n, member_kv)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
-        returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
-                                            cfg.uncertainty_weight, policy_chunk)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):  # the model's products; the refit in fp32
+            returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
+                                                cfg.uncertainty_weight, policy_chunk).float()
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one

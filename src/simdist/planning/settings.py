@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from simdist.config import named_preset, parse_overrides, replace
+from simdist.precision import check_cpu_bf16
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,13 @@ class MPPIConfig:
     # Keep freed memory in the process heap (glibc mallopt, process-wide, Linux): otherwise every plan re-faults
     # its temporaries (~5,000 page faults per quadruped-cpu plan, +50 % latency in half the processes measured).
     retain_heap: bool = True
+    # With `compile`, score the candidates with bf16 matrix products where the CPU has bf16 matrix units (AMX,
+    # AVX512-BF16): "auto" (there, fp32 elsewhere), "on" or "off" (simdist.precision). The plans match the fp32 ones
+    # within the tolerance of tests/test_precision.py; the elite refit stays fp32 (docs/benchmarks.md).
+    cpu_bf16: str = "auto"
+
+    def __post_init__(self) -> None:
+        check_cpu_bf16(self.cpu_bf16)
 
 
 MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {

@@ -28,6 +28,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.precision import use_cpu_bf16
 from simdist.progress import progress_bar
 from simdist.tasks.registry import get_task, task_names
 from simdist.training import checkpoint as ckpt
@@ -125,7 +126,10 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
     forward_model = ranks.wrap(model)  # a DDP wrapper shares the parameters (rank 0's); saves use `model`
     optimizer = torch.optim.Adam(params, lr=lr)
     device = next(model.parameters()).device
-    amp = cfg.amp and device.type == "cuda"  # bf16 autocast only on a GPU and only where it measured faster
+    # bf16 autocast: on a GPU with `amp`, on a CPU with bf16 matrix units per `cpu_bf16` (simdist.precision)
+    amp = (cfg.amp and device.type == "cuda") or use_cpu_bf16(cfg.cpu_bf16, device)
+    if amp and device.type == "cpu":
+        log.info("training with bf16 matrix products (TrainConfig.cpu_bf16=%s)", cfg.cpu_bf16)
     train_ids, val_ids = data.split(cfg.val_fraction, seed)
     if len(train_ids) == 0:
         raise ValueError("no training windows after the validation split; record more or longer episodes")
@@ -208,8 +212,13 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
 
 
 def compile_model(model: torch.nn.Module, mode: str) -> torch.nn.Module:
-    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step."""
+    """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step. On a CPU,
+    in the default mode, the compiled graph draws its dropout masks with PyTorch's own generator (inductor's
+    `fallback_random`): inductor's per-element one cost 10 % of a paper-manipulation step (docs/benchmarks.md)."""
     try:
+        on_cpu = all(p.device.type == "cpu" for p in model.parameters())
+        if mode == "default" and on_cpu:  # torch.compile takes a mode or options, not both
+            return torch.compile(model, options={"fallback_random": True})
         return torch.compile(model, mode=mode)
     except RuntimeError as err:
         raise ValueError(f"compile mode {mode!r}: {err}") from None
