@@ -155,8 +155,8 @@ class MPPIPlanner:
 
     def gate_threshold(self) -> float:
         """gate_weight × the model's measured return error: the plan acts only where its predicted gain over the BC
-        chunk exceeds this. Near the goal the candidates differ by less than that error and the search ranks noise;
-        after the dynamics adapt, a chunk the new dynamics predicts to fail is beaten by more than it. 0 (no gate)
+        chunk exceeds this. Near the goal the candidates differ by less than that error and the search ranks noise,
+        but small consistent gains (the point mass's after Alg. 1) fall under it too, so it is opt-in. 0 (no gate)
         where the model has no measured error or gate_weight is 0: the paper's planner."""
         return self.cfg.gate_weight * float(self.model.return_error)
 
