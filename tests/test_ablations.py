@@ -8,7 +8,8 @@ import torch
 from simdist.cli import main
 from simdist.config import FinetuneConfig, TrainConfig
 from simdist.experiments.ablations import ABLATIONS, run_ablations
-from simdist.model.value_td import discounted_targets, value_target_network, value_td_loss, value_td_terms
+from simdist.model.value_td import (discounted_targets, follow, value_target_network, value_td_loss,
+                                    value_td_terms)
 from simdist.model.world_model import VALUE
 from simdist.training import checkpoint as ckpt
 from simdist.training.train import finetune, load_windows, set_trainable
@@ -73,6 +74,35 @@ def test_value_td_drives_the_value_to_a_constructed_target(model_and_batch):
     pred, _ = value_td_terms(model, target, batch, GAMMA)
     assert float(value_td_loss(model, target, batch, GAMMA).detach()) < 0.01 * first
     assert torch.allclose(norm.denormalize(VALUE, pred.detach()), want.expand_as(pred), atol=0.3)
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.1])
+def test_a_following_target_carries_the_reward_past_the_horizon(model_and_batch, rate):
+    """r̂ ≡ 1: a frozen bootstrap (V̄ ≡ 3) settles at the T-step return plus γ^T V̄; a target that follows the head
+    (FinetuneConfig.value_target_rate) reaches the infinite-horizon value 1 / (1 − γ)."""
+    model, batch = model_and_batch
+    norm = model.normalizer
+    norm.set_stats("reward", [0.5], [2.0])
+    norm.set_stats(VALUE, [3.0], [4.0])
+    with torch.no_grad():  # r̂ ≡ 1.0 raw; V ≡ 3.0 raw to start with
+        model.reward.out.weight.zero_()
+        model.reward.out.bias.fill_(0.25)
+        model.value.out.weight.zero_()
+        model.value.out.bias.zero_()
+    target = value_target_network(model)
+    params = set_trainable(model, ("value",))
+    model.eval()
+    opt = torch.optim.Adam(params, lr=1e-2)
+    for _ in range(600):
+        if rate:
+            follow(target, model.value, rate)
+        opt.zero_grad()
+        value_td_loss(model, target, batch, GAMMA).backward()
+        opt.step()
+    pred, _ = value_td_terms(model, target, batch, GAMMA)
+    T = model.cfg.horizon
+    want = 1 / (1 - GAMMA) if rate else (1 - GAMMA**T) / (1 - GAMMA) + GAMMA**T * 3.0
+    assert float(norm.denormalize(VALUE, pred.detach())[:, 0].mean()) == pytest.approx(want, abs=0.3)
 
 
 def _changed_groups(a, b) -> set[str]:  # weights only: the return error is a measurement, re-taken on sim labels

@@ -210,7 +210,7 @@ def test_ablate_variants_from_several_calls_gather_into_one_table(tmp_path, caps
 
 
 def test_config_overrides_are_typed_and_checked():
-    from simdist.config import parse_overrides
+    from simdist.overrides import parse_overrides
     from simdist.planning.settings import MPPIConfig
 
     got = parse_overrides(MPPIConfig, ["samples=128", "prior_weight=2.5", "compile=true"])
@@ -222,6 +222,13 @@ def test_config_overrides_are_typed_and_checked():
     from simdist.config import TrainConfig
 
     assert parse_overrides(TrainConfig, ["decay_steps=500", "grad_clip=none"]) == {"decay_steps": 500, "grad_clip": None}
+    from simdist.config import FinetuneConfig, ModelConfig
+
+    # tuples are comma-separated, typed per item
+    assert parse_overrides(FinetuneConfig, ["trainable=dynamics,value"]) == {"trainable": ("dynamics", "value")}
+    assert parse_overrides(ModelConfig, ["proprio_hidden=256,64"]) == {"proprio_hidden": (256, 64)}
+    with pytest.raises(ValueError, match="proprio_hidden is tuple"):
+        parse_overrides(ModelConfig, ["proprio_hidden=wide"])
     from simdist.cli import build_parser
     from simdist.planning.settings import task_planner
 
@@ -229,7 +236,7 @@ def test_config_overrides_are_typed_and_checked():
                                       "mppi.value_weight=0", "--set", "mppi.samples=16", "--prior-weight", "3"])
     from simdist.tasks import get_task
 
-    from simdist.config import split_sets
+    from simdist.overrides import split_sets
 
     cfg = task_planner(get_task("pendulum"), "cpu", split_sets(args.set, {"mppi": None})["mppi"], args.prior_weight)
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)

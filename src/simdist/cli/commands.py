@@ -12,8 +12,9 @@ from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.config import (FINETUNE_PRESETS, MODEL_PRESETS, TRAIN_PRESETS, CorrectionConfig, FinetuneConfig,
-                            LossConfig, ModelConfig, TrainConfig, finetune_preset, model_preset, parse_overrides,
-                            replace, split_sets, train_preset, with_bc_head, with_sets, with_steps)
+                            LossConfig, ModelConfig, TrainConfig, finetune_preset, model_preset, replace, train_preset,
+                            with_bc_head, with_steps)
+from simdist.overrides import parse_overrides, split_sets, with_sets
 from simdist.data.episodes import atomic_write_text, episode_files, load_episodes, merge_datasets
 from simdist.data.records import run_inputs
 from simdist.data.generate import expert_only, generate, generation_preset

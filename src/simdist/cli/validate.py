@@ -10,7 +10,7 @@ from pathlib import Path
 from simdist.data.episodes import read_info
 from simdist.tasks import get_task, task_names
 from simdist.tasks.physics_files import load_physics_file
-from simdist.config import split_sets
+from simdist.overrides import split_sets
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
 
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.

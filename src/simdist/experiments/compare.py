@@ -17,7 +17,7 @@ from simdist.baselines.diffusion_policy import DiffusionConfig
 from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
 from simdist.baselines.sgft import SGFTConfig
-from simdist.config import split_sets
+from simdist.overrides import split_sets
 from simdist.data.records import run_inputs
 from simdist.eval.report import write_comparison
 from simdist.experiments.baseline_run import (DEMO_USERS, DIFFUSION_DEMOS, MANIPULATION_DEMOS, METHODS,

@@ -2,7 +2,9 @@
 
 Real data carry no value labels, so a value head unfrozen during finetuning gets the target the paper's
 "long-horizon credit assignment returns" imply: an n-step return built from the model's own predictions,
-bootstrapped from a frozen copy of the pretrained value head (a target network):
+bootstrapped from a copy of the value head (a target network): the pretrained head, frozen, or one that follows
+the trained head by Polyak steps (``FinetuneConfig.value_target_rate``), so the bootstrap itself is re-estimated
+through the adapted dynamics:
 
     V([z_t, ẑ_{t+1..t+T-1}])_i ← Σ_{j=i}^{T-1} γ^{j-i} r̂_{t+j} + γ^{T-i} V̄(ẑ_{t+1..t+T})_{T-1},  i = 0 … T-1
 
@@ -69,6 +71,13 @@ def value_td_terms(model: WorldModel, target_value: nn.Module, batch: dict,
     return prediction, target
 
 
+@torch.no_grad()
+def follow(target_value: nn.Module, value: nn.Module, rate: float) -> None:
+    """Polyak step of the target network: target ← target + rate × (value − target)."""
+    for target, current in zip(target_value.parameters(), value.parameters()):
+        target.lerp_(current, rate)
+
+
 def value_td_loss(model: WorldModel, target_value: nn.Module, batch: dict, discount: float) -> torch.Tensor:
     prediction, target = value_td_terms(model, target_value, batch, discount)
     err = (prediction - target).pow(2)
@@ -78,4 +87,4 @@ def value_td_loss(model: WorldModel, target_value: nn.Module, batch: dict, disco
     return err.mean()
 
 
-__all__ = ["ValueTDConfig", "discounted_targets", "value_target_network", "value_td_loss", "value_td_terms"]
+__all__ = ["ValueTDConfig", "discounted_targets", "follow", "value_target_network", "value_td_loss", "value_td_terms"]

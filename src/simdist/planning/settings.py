@@ -1,12 +1,13 @@
 """MPPI's settings (paper Tables III and VIII) and named presets, and the planner a command runs: a preset, then
-the task's own settings, then the user's `--mppi-set`."""
+the task's own settings, then the user's `--set mppi.FIELD=VALUE`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from simdist.config import named_preset, parse_overrides, replace
+from simdist.config import named_preset, replace
+from simdist.overrides import parse_overrides
 from simdist.precision import check_cpu_bf16
 
 
@@ -85,7 +86,7 @@ def task_planner(task, preset: str | MPPIConfig, overrides: Sequence[str] = (),
                  prior_weight: float | None = None) -> MPPIConfig:
     """``task.spec.planner_overrides`` holds what a task's author knows about its planner (e.g. the point mass
     holds its puck with a tenth of the default sampling spread); the user's ``overrides`` and ``prior_weight``
-    (`--mppi-set FIELD=VALUE`, `--prior-weight`) come last and win."""
+    (`--set mppi.FIELD=VALUE`, `--prior-weight`) come last and win."""
     cfg = mppi_preset(preset) if isinstance(preset, str) else preset
     own = tuple(task.spec.planner_overrides)
     try:

@@ -53,7 +53,7 @@ class TaskSpec:
     # group's last axis, or one for all. World models trained with `sensor_noise_scale` > 0 add it to their
     # inputs, as the authors do on the quadruped, since simulation data are recorded clean.
     sensor_noise_std: dict[str, tuple[float, ...]] = dataclasses.field(default_factory=dict)
-    # What the task's author knows about planning it, as `--mppi-set` items (e.g. "init_std=0.1" where the task
+    # What the task's author knows about planning it, as `mppi` override items (e.g. "init_std=0.1" where the task
     # needs finer actions than the data's spread): applied over any MPPI preset, before the user's own overrides.
     planner_overrides: tuple[str, ...] = ()
 

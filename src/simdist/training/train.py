@@ -26,7 +26,7 @@ from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
-from simdist.model.value_td import ValueTDConfig, value_target_network, value_td_loss
+from simdist.model.value_td import ValueTDConfig, follow, value_target_network, value_td_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.precision import use_cpu_bf16
 from simdist.progress import progress_bar
@@ -328,7 +328,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
     Real data need no reward, value or expert labels (``cfg.loss`` weights other terms only for data that have
     them, e.g. demonstrations for the BC head). When "value" is trainable (the Fig. 10 ablation), the
-    value head is trained on a TD target bootstrapped from a frozen copy of itself (model/value_td.py).
+    value head is trained on a TD target bootstrapped from a copy of itself, frozen or following it
+    (`cfg.value_target_rate`, model/value_td.py).
     `sim_data` (replayed when `cfg.sim_replay_fraction` > 0) is a dataset directory, or its windows already loaded
     by `load_windows` (Alg. 1 loads them once for all rounds).
     """
@@ -372,10 +373,12 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
     extra_losses = []
     if "value" in cfg.trainable and value_td.weight:
-        target_value = value_target_network(model)  # the pretrained value, before any update
+        target_value = value_target_network(model)  # starts as the pretrained value
         extra["value_td"] = asdict(value_td)
 
         def value_td_term(batch: dict) -> tuple[torch.Tensor, str, float]:
+            if cfg.value_target_rate:  # one Polyak step per training step, towards the head as the last step left it
+                follow(target_value, model.value, cfg.value_target_rate)
             term = value_td_loss(model, target_value, batch, value_td.discount)
             return value_td.weight * term, "value_td", float(term.detach())
         extra_losses.append(value_td_term)

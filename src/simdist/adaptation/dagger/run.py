@@ -18,7 +18,8 @@ from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
-from simdist.config import parse_overrides, replace, split_sets
+from simdist.config import replace
+from simdist.overrides import parse_overrides, split_sets
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
 from simdist.data.records import run_inputs
 from simdist.tasks import get_task
