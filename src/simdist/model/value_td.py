@@ -81,12 +81,10 @@ def follow(target_value: nn.Module, value: nn.Module, rate: float) -> None:
 def value_td_loss(model: WorldModel, target_value: nn.Module, batch: dict, discount: float) -> torch.Tensor:
     prediction, target = value_td_terms(model, target_value, batch, discount)
     err = (prediction - target).pow(2)
-    keep = torch.ones_like(err[:, :1])
     if "future_valid" in batch:  # the bootstrap needs the whole predicted window: complete windows only
-        keep = keep * batch["future_valid"][:, -1:]
-    if "labelled" in batch:  # windows with value labels (replayed simulation) learn from those, not from TD
-        keep = keep * (batch["labelled"] <= 0).to(err.dtype).reshape(-1, 1)
-    return (err * keep).sum() / (keep.sum() * err.shape[1]).clamp_min(1)
+        full = batch["future_valid"][:, -1:]
+        return (err * full).sum() / (full.sum() * err.shape[1]).clamp_min(1)
+    return err.mean()
 
 
 __all__ = ["ValueTDConfig", "discounted_targets", "follow", "value_target_network", "value_td_loss", "value_td_terms"]
