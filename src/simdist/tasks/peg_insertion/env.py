@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY
+from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO, relative_features
 from simdist.tasks.peg_insertion.model import FIXTURE_BODY, PEG_BODY, SCENE, build_model
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
@@ -42,6 +42,7 @@ CONTROL = ControlConfig()
 
 class PegInsertionEnv(UR5eEnv):
     proprio_layout = PROPRIO
+    observes_wrench = True
     initial_condition_type = InitialCondition
     default_control = CONTROL
 
@@ -115,7 +116,7 @@ class PegInsertionEnv(UR5eEnv):
         }
         parts.update(relative_features(parts["tcp_pos"], parts["peg_pos_est"], np.asarray(parts["peg_yaw_est"]),
                                        parts["hole_pos_est"], np.asarray(parts["hole_yaw_est"])))
-        return {PROPRIO_KEY: PROPRIO.pack(parts)}
+        return {PROPRIO_KEY: PROPRIO.pack(parts), WRENCH_KEY: self._wrench()}
 
     # ------------------------------------------------------------------------------------------------ outcome
     def _task_state(self, privileged: np.ndarray) -> PegState:

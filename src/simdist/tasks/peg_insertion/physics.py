@@ -49,6 +49,12 @@ class PegPhysics:
     hole_estimate_offset_y_m: float = 0.0
     joint_position_noise_rad: float = 0.0005  # encoder noise on the joint-position observation
     joint_velocity_noise_rad_s: float = 0.01
+    # UR5e e-Series tool-flange F/T sensor (datasheet: force precision +-3.5 N, accuracy +-4.0 N; torque +-0.2 /
+    # +-0.3 N m): per-reading noise std = precision, per-episode offset std = accuracy. The same sensor in both domains.
+    wrench_force_noise_n: float = 3.5
+    wrench_torque_noise_nm: float = 0.2
+    wrench_force_bias_n: float = 4.0
+    wrench_torque_bias_nm: float = 0.3
 
     # A bevel up to 1 cm leaves wall on every side of the 3 cm deep hole (model.SceneGeometry).
     LIMITS: ClassVar[dict[str, Limit]] = {"hole_chamfer_m": Limit(ge=0.0, le=0.01, unit="m")}

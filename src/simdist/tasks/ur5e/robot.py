@@ -58,6 +58,9 @@ FINGER_JOINTS = ("finger_left", "finger_right")
 PAD_JOINTS = ("pad_left", "pad_right")
 PAD_GEOMS = ("pad_left", "pad_right")
 TCP_SITE, TABLE_GEOM = "tcp", "table"
+# The UR5e e-Series tool-flange force/torque sensor: MuJoCo force/torque sensors on a site at the flange origin read
+# the wrench the wrist exerts on everything beyond it (gripper, held part), in the flange (tool) frame.
+FT_SITE, FT_FORCE_SENSOR, FT_TORQUE_SENSOR = "ft_sensor", "flange_force", "flange_torque"
 
 
 def _link_inertial(mass: float, length: float, axis: str) -> str:
@@ -154,6 +157,7 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
                   {_arm_joint(links[5][0], "0 1 0", lim[5], links[5][2])}
                   {_link_inertial(links[5][1], a.wrist3_length, "y")}
                   <body name="flange" pos="0 {a.wrist3_length} 0" quat="0.70710678 -0.70710678 0 0" gravcomp="1">
+                    <site name="{FT_SITE}" size="0.005"/>
                     {_gripper_xml()}
                   </body>
                 </body>
@@ -174,4 +178,8 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
     {actuators}
     {fingers}
   </actuator>
+  <sensor>
+    <force name="{FT_FORCE_SENSOR}" site="{FT_SITE}"/>
+    <torque name="{FT_TORQUE_SENSOR}" site="{FT_SITE}"/>
+  </sensor>
 </mujoco>"""
