@@ -77,3 +77,11 @@ def test_a_model_without_the_sensor_fits_the_task_and_a_wrong_shape_does_not(tas
     check_model_fits_task(Model({PROPRIO_KEY: (46,)}), task, "ckpt")
     with pytest.raises(CheckpointError, match="another task"):
         check_model_fits_task(Model({PROPRIO_KEY: (45,)}), task, "ckpt")
+
+
+def test_the_observation_controller_seats_a_peg_on_observations_alone(task):
+    from simdist.tasks.peg_insertion.observation_controller import observation_controller, run_episode
+    env = task.make_env("sim", seed=0)
+    controller = observation_controller()
+    assert run_episode(env, controller, task.initial_conditions("narrow", 1)[0], seed=0)
+    assert controller.phase == "insert"  # it got there by the force-guided phases
