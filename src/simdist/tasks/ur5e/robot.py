@@ -17,6 +17,10 @@ STIFF_SOLREF, STIFF_SOLIMP = "0.02 1", "0.99 0.999 0.001"
 # contype / conaffinity bits: static scene (table, fixtures), the part the gripper handles, gripper (pads, palm).
 STATIC_BIT, PART_BIT, GRIPPER_BIT = 1, 2, 4
 TABLE_SIZE = (0.9, 0.9)  # half extents of the table plane, m
+# MuJoCo's noslip post-solver (option noslip_iterations): its soft friction lets a part held well inside the friction
+# cone creep through the pads in proportion to the force on it (0.4 mm per control step at 7 N on a grasped peg,
+# benchmarks/peg_creep.py); a few noslip passes remove that drift and leave true Coulomb slip (force above mu N).
+NOSLIP_ITERATIONS = 3
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,8 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
     return f"""
 <mujoco model="{model_name}">
   <compiler angle="radian" autolimits="true"/>
-  <option timestep="{timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10">
+  <option timestep="{timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10"
+          noslip_iterations="{NOSLIP_ITERATIONS}">
     <flag warmstart="enable"/>
   </option>
   <worldbody>
