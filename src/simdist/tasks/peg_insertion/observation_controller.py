@@ -51,6 +51,7 @@ class ObservationTuning:
     insert_push_m: float = 0.004
     # No push above this tared force: pressed harder, the peg slid up between the pads (measured: from about 18 N).
     force_limit_n: float = 12.0
+    relief_push_m: float = 0.0003
     # The tool falls this far in one step with the force released: the peg has entered the hole. A drop below the
     # contact height is not enough: MuJoCo's soft contacts let a pressed peg creep up between the pads (about
     # 0.4 mm a step at 7 N), so the tool sinks slowly while the peg stays on the top.
@@ -182,9 +183,10 @@ class ObservationController:
         return self._press(seen, np.array([*(hole[:2] + self._spiral_offset()), tcp[2]]), tool_rot, t.search_push_m)
 
     def _press(self, seen: dict, target: np.ndarray, tool_rot: np.ndarray, push_m: float) -> Goal:
-        """Push down with ``push_m`` of set-point lead, or hold the height while the sensed force is at the limit."""
+        """Push down with ``push_m`` of set-point lead; past the force limit, pull the set-point up to a light lead
+        (a goal at the tool's own height would leave the set-point, and the force, where they are)."""
         if self._world_force(seen)[2] > self.tuning.force_limit_n:
-            return Goal(target, tool_rot, CLOSE)
+            push_m = min(push_m, self.tuning.relief_push_m)
         return Goal(target, tool_rot, CLOSE, push_m=push_m)
 
     def _spiral_offset(self) -> np.ndarray:

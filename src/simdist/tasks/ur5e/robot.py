@@ -19,7 +19,7 @@ STATIC_BIT, PART_BIT, GRIPPER_BIT = 1, 2, 4
 TABLE_SIZE = (0.9, 0.9)  # half extents of the table plane, m
 # MuJoCo's noslip post-solver (option noslip_iterations): its soft friction lets a part held well inside the friction
 # cone creep through the pads in proportion to the force on it (0.4 mm per control step at 7 N on a grasped peg,
-# benchmarks/peg_creep.py); a few noslip passes remove that drift and leave true Coulomb slip (force above mu N).
+# simdist.tasks.peg_insertion.creep); a few noslip passes remove that drift and leave true Coulomb slip (force above mu N).
 NOSLIP_ITERATIONS = 3
 
 

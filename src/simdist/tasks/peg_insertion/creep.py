@@ -3,7 +3,7 @@
 then pushes with a fixed set-point lead; each control step records the peg's slip along the tool (mm) and the
 fixture's normal force on the peg (N).
 
-    python benchmarks/peg_creep.py [--domain sim|real] [--push-mm 1.5 3 6] [--steps 15] [--trials 3]
+    python -m simdist.tasks.peg_insertion.creep [--domain sim|real] [--push-mm 1.5 3 6] [--steps 15] [--trials 3]
         [--with-sim arm contact] [--cone pyramidal|elliptic --impratio 1 --noslip 0]
 
 The solver options override the model's for a what-if; the defaults measure the shipped model.
@@ -18,6 +18,7 @@ import mujoco
 import numpy as np
 
 from simdist.tasks import get_task
+from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.ur5e.expert import CLOSE, Goal, goal_to_action
@@ -32,7 +33,6 @@ def _peg_below_tcp(state: PegState) -> float:
 
 def creep_trial(env, ic, seed: int, push_m: float, steps: int) -> dict:
     """Slip per pressed step (mm) and the mean pressing force (N) of one pick-and-press."""
-    from simdist.tasks.peg_insertion.env import CONTROL
     task_expert = get_task("peg-insertion").expert()
     _, info = env.reset(seed=seed, options={"initial_condition": ic})
     task_expert.reset(np.random.default_rng(seed))
