@@ -97,3 +97,10 @@ def test_a_grasped_peg_pressed_on_the_fixture_does_not_creep_through_the_pads(ta
     env.model.opt.noslip_iterations = 0  # the same press without it does creep: the check can fail
     result = creep_trial(env, task.initial_conditions("narrow", 1)[0], seed=0, push_m=0.0015, steps=8)
     assert result["slip_mm_per_step"] > 0.2
+
+
+def test_noslip_is_a_physics_option_peg_insertion_turns_on_and_table_leg_leaves_off(task):
+    from simdist.tasks import get_task
+    assert task.make_env("sim", seed=0).model.opt.noslip_iterations == 3
+    assert task.make_env("sim", {"noslip_iterations": 0}, seed=0).model.opt.noslip_iterations == 0
+    assert get_task("table-leg").make_env("real", seed=0).model.opt.noslip_iterations == 0

@@ -17,10 +17,6 @@ STIFF_SOLREF, STIFF_SOLIMP = "0.02 1", "0.99 0.999 0.001"
 # contype / conaffinity bits: static scene (table, fixtures), the part the gripper handles, gripper (pads, palm).
 STATIC_BIT, PART_BIT, GRIPPER_BIT = 1, 2, 4
 TABLE_SIZE = (0.9, 0.9)  # half extents of the table plane, m
-# MuJoCo's noslip post-solver (option noslip_iterations): its soft friction lets a part held well inside the friction
-# cone creep through the pads in proportion to the force on it (0.4 mm per control step at 7 N on a grasped peg,
-# simdist.tasks.peg_insertion.creep); a few noslip passes remove that drift and leave true Coulomb slip (force above mu N).
-NOSLIP_ITERATIONS = 3
 
 
 @dataclass(frozen=True)
@@ -111,9 +107,11 @@ def _gripper_xml() -> str:
       </body>"""
 
 
-def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "") -> str:
+def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "",
+                    noslip_iterations: int = 0) -> str:
     """The whole MJCF: table, arm and gripper, plus the task's bodies (``objects_xml``, inside the worldbody)
-    and equality constraints (``equality_xml``)."""
+    and equality constraints (``equality_xml``). ``noslip_iterations``: passes of MuJoCo's noslip post-solver, which
+    removes the creep of a held part through the pads that soft friction allows (a task's physics option)."""
     a = ARM
     links = list(zip(ARM_JOINTS, a.link_masses, a.armature))
     lim = [a.joint_limit, a.joint_limit, a.elbow_limit, a.joint_limit, a.joint_limit, a.joint_limit]
@@ -129,7 +127,7 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
 <mujoco model="{model_name}">
   <compiler angle="radian" autolimits="true"/>
   <option timestep="{timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10"
-          noslip_iterations="{NOSLIP_ITERATIONS}">
+          noslip_iterations="{noslip_iterations}">
     <flag warmstart="enable"/>
   </option>
   <worldbody>
