@@ -5,7 +5,9 @@ It reads the perceived peg and hole poses, the tool pose from the encoders, the 
 force/torque sensor, as a UR5e cell program would:
 
 1. pick: the scripted expert's pick phase on the perceived peg (averaged over the steps, as the peg stands still);
-2. carry: the peg over the perceived hole (averaged), its yaw turned to the hole's, the sensor tared in free air;
+2. carry: the peg over the perceived hole, its yaw turned to the hole's, the sensor tared in free air. Each object's
+   estimate averages the wrist camera's readings weighted by its precision at their distance, and once the camera
+   is over the object only the readings from there (the hand-eye error's shift depends on the viewing ray);
 3. descend until the sensor feels the contact;
 4. search: an Archimedean spiral around the perceived hole while pressing, until the tool drops into the hole (the
    perception's per-episode offset is larger than the clearance, so seeing alone cannot seat the peg);
@@ -25,6 +27,7 @@ from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.expert import ScriptedExpert
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.model import SCENE
+from simdist.tasks.peg_insertion.perception import NEAR_NOISE_M, camera_pose, noise_std
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import SQUARE_SYMMETRY, square_yaw_error
 from simdist.tasks.ur5e.env import next_setpoint
@@ -35,6 +38,32 @@ from simdist.tasks.ur5e.rotations import rot6_to_matrix, rotvec_to_matrix, tool_
 # A grasped peg's bottom lies this far below the tool centre: the expert grips it one pad half-height plus 4 mm
 # below its top (reward.PegState.grasp_point).
 PEG_BOTTOM_BELOW_TCP_M = SCENE.peg_length - GRIPPER.pad_half_size[2] - 0.004
+# An object this close to the wrist camera's axis is seen from above: the readings the controller keeps once it has
+# one (a hand-eye rotation error shifts an estimate by rotation x range, which differs off the axis).
+ON_AXIS_M = 0.01
+
+
+class Estimate:
+    """A running mean of an object's position readings, weighted by the camera's published precision at their
+    distance; it starts over at the first reading from above and then keeps only those."""
+
+    def __init__(self):
+        self.sum, self.weight, self.on_axis = np.zeros(3), 0.0, False
+
+    def add(self, reading: np.ndarray, camera: tuple[np.ndarray, np.ndarray]) -> None:
+        rel = reading - camera[0]
+        axis = camera[1][:, 2]
+        on_axis = np.linalg.norm(rel - (rel @ axis) * axis) < ON_AXIS_M
+        if on_axis and not self.on_axis:
+            self.sum, self.weight, self.on_axis = np.zeros(3), 0.0, True
+        if self.on_axis and not on_axis:
+            return
+        w = noise_std(NEAR_NOISE_M, float(np.linalg.norm(rel))) ** -2
+        self.sum, self.weight = self.sum + w * reading, self.weight + w
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.sum / self.weight
 
 
 @dataclass(frozen=True)
@@ -72,8 +101,7 @@ class ObservationController:
         self.reset()
 
     def reset(self, rng: np.random.Generator | None = None) -> None:
-        self._peg_sum, self._peg_n = np.zeros(3), 0
-        self._hole_sum, self._hole_n = np.zeros(3), 0
+        self._peg, self._hole = Estimate(), Estimate()
         self._hole_yaw_sum = np.zeros(2)
         self._peg_yaw_sum = np.zeros(2)
         self._setpoint: np.ndarray | None = None
@@ -94,16 +122,15 @@ class ObservationController:
         tcp_pos, tcp_rot = get("tcp_pos"), rot6_to_matrix(get("tcp_rot6"))
         if self._setpoint is None:  # the controller's set-point starts at the measured tool (env.reset)
             self._setpoint = tcp_pos.copy()
-        self._hole_sum += get("hole_pos_est")
-        self._hole_n += 1
+        camera = camera_pose(tcp_pos, tcp_rot)
+        self._hole.add(get("hole_pos_est"), camera)
         self._hole_yaw_sum += get("hole_yaw_est")
-        if not self._grasped:  # a standing peg: average its estimate (noise falls, the episode's offset stays)
-            self._peg_sum += get("peg_pos_est")
-            self._peg_n += 1
+        if not self._grasped:  # a standing peg: average its estimate (noise falls, the calibration's offset stays)
+            self._peg.add(get("peg_pos_est"), camera)
             self._peg_yaw_sum += get("peg_yaw_est")
         return {"tcp_pos": tcp_pos, "tcp_rot": tcp_rot, "opening": float(get("gripper_opening")[0]),
-                "peg": self._peg_sum / max(self._peg_n, 1), "peg_axis": get("peg_axis_est"),
-                "hole": self._hole_sum / self._hole_n,
+                "peg": self._peg.mean, "peg_axis": get("peg_axis_est"),
+                "hole": self._hole.mean,
                 "hole_yaw": _mean_square_yaw(self._hole_yaw_sum), "peg_yaw": _mean_square_yaw(self._peg_yaw_sum),
                 "wrench": np.asarray(obs[WRENCH_KEY], dtype=np.float64)}
 

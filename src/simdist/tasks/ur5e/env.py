@@ -113,6 +113,11 @@ class UR5eEnv(gym.Env):
     def _apply_object_physics(self) -> None: raise NotImplementedError
     def _place_objects(self, ic) -> None: raise NotImplementedError  # after mj_resetData, before mj_forward
     def _after_control_step(self) -> None: pass
+
+    def _draw_perception_errors(self) -> None:
+        """The episode's constant errors of the pose estimates: by default one offset per perceived object."""
+        bias_std = self.draw["perception_position_bias_range_m"]
+        self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
     def _privileged(self) -> np.ndarray: raise NotImplementedError
     def _observation(self) -> dict[str, np.ndarray]: raise NotImplementedError
     def _task_state(self, privileged: np.ndarray): raise NotImplementedError
@@ -186,8 +191,7 @@ class UR5eEnv(gym.Env):
         mujoco.mj_forward(m, d)
         self.setpoint_pos = d.site_xpos[self.tcp_site].copy()
         self.setpoint_rot = d.site_xmat[self.tcp_site].reshape(3, 3).copy()
-        bias_std = self.draw["perception_position_bias_range_m"]
-        self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
+        self._draw_perception_errors()
         if self.observes_wrench:  # the sensor's offset for this episode (the datasheet's accuracy)
             p = self.physics
             self.wrench_bias = self._rng.normal(0.0, [p.wrench_force_bias_n] * 3 + [p.wrench_torque_bias_nm] * 3)
