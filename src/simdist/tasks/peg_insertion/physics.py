@@ -51,7 +51,7 @@ class PegPhysics:
     # --- grasp compliance: a rotational spring at each finger pad about the grasp axis -------------------------
     pad_rotational_stiffness_range: Range = (40.0, 80.0)  # N m / rad; high = rigid grasp
     # --- perception: the wrist camera's peg and hole position estimates (perception.py) -------------------------
-    # Per-reading std at 0.3 m and closer, growing 0.43 mm per metre beyond (rc_visard AprilTag precision, 0.4 mm at
+    # Per-reading std at 0.3 m and closer, growing in proportion beyond it (rc_visard AprilTag precision, 0.4 mm at
     # 0.3 m, 0.7 mm at 1.0 m); sim up to twice the published figure (a worse camera or light).
     perception_position_noise_range_m: Range = (0.0004, 0.0008)
     # Hand-eye calibration error, std per axis, drawn per episode: translation (m) and rotation (rad) of the camera
