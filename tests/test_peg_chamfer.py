@@ -1,5 +1,5 @@
-"""The peg hole's lead-in chamfer is a physics parameter: 0 (the default) builds the sharp-edged fixture, a positive
-value bevels the mouth at 45° while the top stays flat beyond it, and out-of-range values are refused."""
+"""The peg hole's lead-in chamfer is a physics parameter: 0 builds the sharp-edged fixture, a positive value (1 mm by
+default) bevels the mouth at 45° while the top stays flat beyond it, and out-of-range values are refused."""
 
 import mujoco
 import numpy as np
@@ -20,8 +20,9 @@ def surface_height(model: mujoco.MjModel, xy: tuple[float, float]) -> float:
     return float(origin[2] - dist - data.body(FIXTURE_BODY).xpos[2])
 
 
-def test_the_default_fixture_has_no_chamfer():
-    assert "bevel" not in build_xml(PegPhysics())
+def test_the_default_fixture_has_a_1_mm_chamfer_and_zero_builds_none():
+    assert PegPhysics().hole_chamfer_m == 0.001 and "bevel" in build_xml(PegPhysics())
+    assert "bevel" not in build_xml(PegPhysics(hole_chamfer_m=0.0))
 
 
 def test_a_chamfer_bevels_the_mouth_at_45_degrees():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from simdist.tasks import PROPRIO_KEY, get_task
+from simdist.tasks.base import WRENCH_KEY
 from simdist.tasks.peg_insertion.env import InitialCondition
 from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PRIVILEGED, PROPRIO, relative_features
 from simdist.tasks.peg_insertion.model import SCENE
@@ -73,7 +74,7 @@ def test_task_physics_overrides(task):
 
 def test_observations_hold_no_privileged_state(task, sim_env):
     obs, info = sim_env.reset(seed=1)
-    assert set(obs) == {PROPRIO_KEY}
+    assert set(obs) == {PROPRIO_KEY, WRENCH_KEY}  # perception and encoders; the flange F/T sensor
     assert obs[PROPRIO_KEY].shape == (PROPRIO.size,) and PROPRIO.size < PRIVILEGED.size
     assert "physics" not in PROPRIO.names() and "setpoint_pos" not in PROPRIO.names()
     exact_peg = PRIVILEGED.get(info["privileged"], "peg_pos")

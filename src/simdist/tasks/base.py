@@ -34,6 +34,7 @@ from simdist.tasks.physics_schema import validate_overrides
 DOMAINS = ("sim", "real")
 COMMAND_KEY = "command"
 PROPRIO_KEY = "proprio"
+WRENCH_KEY = "wrench"  # a wrist force/torque sensor's group (the UR5e tasks that observe one)
 
 
 @dataclass(frozen=True)

@@ -112,10 +112,16 @@ def check_model_fits_task(model: WorldModel, task, directory: str | Path) -> Non
     Foam and Slippery Slope) share models."""
     have = ({k: tuple(v) for k, v in model.spec.obs_shapes.items()}, model.spec.action_dim, model.spec.command_dim)
     want = ({k: tuple(v) for k, v in task.spec.obs_shapes.items()}, task.spec.action_dim, task.spec.command_dim)
-    if have != want:
+    if not (observation_groups_fit(have[0], want[0]) and have[1:] == want[1:]):
         describe = lambda s: f"observations {s[0]}, {s[1]} actions, {s[2]} command dims"  # noqa: E731
         raise CheckpointError(f"{directory} is a world model for {describe(have)}; task {task.spec.name!r} has "
                               f"{describe(want)}: is it a checkpoint of another task?")
+
+
+def observation_groups_fit(model_groups: dict, task_groups: dict) -> bool:
+    """A model runs on a task that observes each of its groups with the same shape; the task may observe more (a
+    model trained without a sensor runs on a robot that has it: the agent feeds the model its own groups only)."""
+    return all(name in task_groups and tuple(task_groups[name]) == tuple(shape) for name, shape in model_groups.items())
 
 
 # ------------------------------------------------------------------------------------ optimiser state
@@ -165,7 +171,7 @@ def check_fits_task(directory: str | Path, task) -> None:
     spec = from_dict(ModelSpec, read_config(directory)["spec"])
     want = task.spec
     diffs = []
-    if spec.obs_shapes != {k: tuple(v) for k, v in want.obs_shapes.items()}:
+    if not observation_groups_fit(spec.obs_shapes, want.obs_shapes):
         diffs.append(f"observation groups {spec.obs_shapes} vs the task's {dict(want.obs_shapes)}")
     if (spec.action_dim, spec.command_dim) != (want.action_dim, want.command_dim):
         diffs.append(f"action/command dims {spec.action_dim}/{spec.command_dim} vs {want.action_dim}/{want.command_dim}")

@@ -342,7 +342,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     data = load_windows(data_dir, model.cfg, device, cfg.tail_windows)
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
-    if data.info.obs_shapes != model.spec.obs_shapes or data.info.action_dim != model.spec.action_dim:
+    if not ckpt.observation_groups_fit(model.spec.obs_shapes, data.info.obs_shapes) \
+            or data.info.action_dim != model.spec.action_dim:  # data with more sensors than the model: it uses its own
         raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
                          f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
     replay = None

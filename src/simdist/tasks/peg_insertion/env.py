@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY
+from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO, relative_features
 from simdist.tasks.peg_insertion.model import FIXTURE_BODY, PEG_BODY, SCENE, build_model
+from simdist.tasks.peg_insertion.perception import camera_pose, handeye_offset, noise_std
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
 from simdist.tasks.peg_insertion.reward import PegState, dense_reward, is_seated
 from simdist.tasks.peg_insertion.rotations import yaw_features
@@ -42,6 +43,7 @@ CONTROL = ControlConfig()
 
 class PegInsertionEnv(UR5eEnv):
     proprio_layout = PROPRIO
+    observes_wrench = True
     initial_condition_type = InitialCondition
     default_control = CONTROL
 
@@ -97,25 +99,34 @@ class PegInsertionEnv(UR5eEnv):
             "physics": self.draw.as_vector(),
         })
 
+    def _draw_perception_errors(self) -> None:
+        """The wrist camera's hand-eye calibration error for the episode: translation and rotation, flange frame."""
+        self.handeye = (self._rng.normal(0.0, self.draw["perception_position_bias_range_m"], 3),
+                        self._rng.normal(0.0, self.physics.perception_handeye_rotation_rad, 3))
+
+    def _estimate(self, true_pos: np.ndarray, camera: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        std = noise_std(self.draw["perception_position_noise_range_m"], float(np.linalg.norm(true_pos - camera[0])))
+        return true_pos + handeye_offset(*self.handeye, *camera, true_pos) + self._rng.normal(0.0, std, 3)
+
     def _observation(self) -> dict[str, np.ndarray]:
         d, p, rng = self.data, self.draw, self._rng
-        pos_noise, yaw_noise = p["perception_position_noise_range_m"], p["perception_yaw_noise_range_rad"]
+        yaw_noise = p["perception_yaw_noise_range_rad"]
+        camera = camera_pose(d.site_xpos[self.tcp_site], d.site_xmat[self.tcp_site].reshape(3, 3))
         peg_rot = d.xmat[self.peg_body].reshape(3, 3)
         fixture_rot = d.xmat[self.fixture_body].reshape(3, 3)
         peg_axis = peg_rot[:, 2] + rng.normal(0.0, yaw_noise, 3)
         # Dict order is the order of the random draws: keep it (reproducible observations for a seed).
         parts = {
             **self._robot_proprio(),
-            "peg_pos_est": d.xpos[self.peg_body] + self.perception_bias[0] + rng.normal(0.0, pos_noise, 3),
+            "peg_pos_est": self._estimate(d.xpos[self.peg_body], camera),
             "peg_axis_est": peg_axis / np.linalg.norm(peg_axis),
             "peg_yaw_est": yaw_features(yaw_of(peg_rot) + rng.normal(0.0, yaw_noise)),
-            "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + self._hole_offset
-            + rng.normal(0.0, pos_noise, 3),
+            "hole_pos_est": self._estimate(d.site_xpos[self.hole_site], camera) + self._hole_offset,
             "hole_yaw_est": yaw_features(yaw_of(fixture_rot) + rng.normal(0.0, yaw_noise)),
         }
         parts.update(relative_features(parts["tcp_pos"], parts["peg_pos_est"], np.asarray(parts["peg_yaw_est"]),
                                        parts["hole_pos_est"], np.asarray(parts["hole_yaw_est"])))
-        return {PROPRIO_KEY: PROPRIO.pack(parts)}
+        return {PROPRIO_KEY: PROPRIO.pack(parts), WRENCH_KEY: self._wrench()}
 
     # ------------------------------------------------------------------------------------------------ outcome
     def _task_state(self, privileged: np.ndarray) -> PegState:

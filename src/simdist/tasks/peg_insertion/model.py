@@ -94,7 +94,8 @@ def _peg_xml() -> str:
 
 
 def build_xml(physics: PegPhysics) -> str:
-    return build_scene_xml("peg_insertion", physics.timestep_s, _fixture_xml(physics) + _peg_xml())
+    return build_scene_xml("peg_insertion", physics.timestep_s, _fixture_xml(physics) + _peg_xml(), 
+                           noslip_iterations=physics.noslip_iterations)
 
 
 def build_model(physics: PegPhysics) -> mujoco.MjModel:

@@ -49,7 +49,7 @@ TRAINING_GRID = Grid(side_m=0.40, yaw_range_rad=np.deg2rad(45.0), hole_offset_m=
 
 
 class PegInsertionTask(UR5eTask):
-    spec = ur5e_task_spec(TASK_NAME, PROPRIO, CONTROL)
+    spec = ur5e_task_spec(TASK_NAME, PROPRIO, CONTROL, wrench=True)
     physics_type = PegPhysics
     env_type = PegInsertionEnv
     physics_defaults = staticmethod(default_physics)

@@ -13,10 +13,11 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY, check_domain
+from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, check_domain
 from simdist.tasks.ur5e import controller as ctl
 from simdist.tasks.ur5e.layout import VectorLayout
-from simdist.tasks.ur5e.robot import ARM, ARM_JOINTS, FINGER_JOINTS, GRIPPER, PAD_GEOMS, PAD_JOINTS, TCP_SITE
+from simdist.tasks.ur5e.robot import (ARM, ARM_JOINTS, FINGER_JOINTS, FT_FORCE_SENSOR, FT_SITE, FT_TORQUE_SENSOR, GRIPPER,
+                                      PAD_GEOMS, PAD_JOINTS, TCP_SITE)
 from simdist.tasks.ur5e.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
 
 
@@ -38,6 +39,9 @@ ACTION_DIM = 7  # dx, dy, dz, rx, ry, rz (all scaled to [-1, 1]), gripper (> 0 c
 GRIPPER_ACTION = 6
 GRIPPER_CLOSE, GRIPPER_OPEN = 1.0, -1.0  # finger motor commands
 PERCEIVED_OBJECTS = 2  # the part and the hole each get a per-episode perception bias
+WRENCH_DIM = 6  # force (N) and torque (N m) at the tool flange, in the flange frame
+# UR5e e-Series tool-flange F/T sensor range: readings saturate at +-50 N and +-10 N m.
+WRENCH_RANGE = np.array([50.0, 50.0, 50.0, 10.0, 10.0, 10.0])
 
 
 def next_setpoint(setpoint_pos: np.ndarray, tcp_pos: np.ndarray, action: np.ndarray,
@@ -63,6 +67,8 @@ class UR5eEnv(gym.Env):
     proprio_layout: VectorLayout
     initial_condition_type: type  # dataclass an evaluation file's dict is turned into
     default_control: ControlConfig = ControlConfig()
+    # True: the observation has a "wrench" group (the flange F/T sensor); the physics then needs wrench_* fields.
+    observes_wrench: bool = False
 
     def __init__(self, domain: str, physics, seed: int = 0, sample_initial_condition=None,
                  control: ControlConfig | None = None, controller: ctl.ControllerConfig = ctl.ControllerConfig()):
@@ -91,7 +97,11 @@ class UR5eEnv(gym.Env):
         self._nominal = {"body_mass": self.model.body_mass.copy(), "body_inertia": self.model.body_inertia.copy()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float64)
         size = self.proprio_layout.size
-        self.observation_space = gym.spaces.Dict({PROPRIO_KEY: gym.spaces.Box(-np.inf, np.inf, (size,), np.float64)})
+        spaces = {PROPRIO_KEY: gym.spaces.Box(-np.inf, np.inf, (size,), np.float64)}
+        if self.observes_wrench:
+            spaces[WRENCH_KEY] = gym.spaces.Box(-WRENCH_RANGE, WRENCH_RANGE, (WRENCH_DIM,), np.float64)
+            self._payload = self._nominal_payload()
+        self.observation_space = gym.spaces.Dict(spaces)
         self._rng = np.random.default_rng(seed)
         self._reset_done = False
 
@@ -103,6 +113,11 @@ class UR5eEnv(gym.Env):
     def _apply_object_physics(self) -> None: raise NotImplementedError
     def _place_objects(self, ic) -> None: raise NotImplementedError  # after mj_resetData, before mj_forward
     def _after_control_step(self) -> None: pass
+
+    def _draw_perception_errors(self) -> None:
+        """The episode's constant errors of the pose estimates: by default one offset per perceived object."""
+        bias_std = self.draw["perception_position_bias_range_m"]
+        self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
     def _privileged(self) -> np.ndarray: raise NotImplementedError
     def _observation(self) -> dict[str, np.ndarray]: raise NotImplementedError
     def _task_state(self, privileged: np.ndarray): raise NotImplementedError
@@ -120,6 +135,7 @@ class UR5eEnv(gym.Env):
         self.finger_dofs = np.array([m.joint(j).dofadr[0] for j in FINGER_JOINTS])
         self.pad_joints = np.array([m.joint(j).id for j in PAD_JOINTS])
         self.tcp_site = m.site(TCP_SITE).id
+        self.ft_site = m.site(FT_SITE).id
         self.pad_geoms = np.array([m.geom(g).id for g in PAD_GEOMS])
 
     def _apply_physics(self) -> None:
@@ -175,8 +191,10 @@ class UR5eEnv(gym.Env):
         mujoco.mj_forward(m, d)
         self.setpoint_pos = d.site_xpos[self.tcp_site].copy()
         self.setpoint_rot = d.site_xmat[self.tcp_site].reshape(3, 3).copy()
-        bias_std = self.draw["perception_position_bias_range_m"]
-        self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
+        self._draw_perception_errors()
+        if self.observes_wrench:  # the sensor's offset for this episode (the datasheet's accuracy)
+            p = self.physics
+            self.wrench_bias = self._rng.normal(0.0, [p.wrench_force_bias_n] * 3 + [p.wrench_torque_bias_nm] * 3)
         self.steps = 0
         self.solved = False
         self._reset_done = True
@@ -270,6 +288,39 @@ class UR5eEnv(gym.Env):
             "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
             "gripper_opening": self._gripper_opening(),
         }
+
+    def _nominal_payload(self) -> tuple[float, np.ndarray]:
+        """Mass and centre of mass (flange frame) of everything beyond the sensor at the nominal masses: the payload
+        an operator enters on the UR teach pendant, whose weight the controller removes from the reading."""
+        m, d = self.model, mujoco.MjData(self.model)
+        d.qpos[self.arm_qpos] = self.home_q
+        mujoco.mj_forward(m, d)
+        flange = m.site_bodyid[self.ft_site]
+        bodies = [b for b in range(m.nbody) if self._descends_from(b, flange)]
+        mass = float(np.sum(m.body_mass[bodies]))
+        com = np.sum(m.body_mass[bodies, None] * d.xipos[bodies], axis=0) / mass
+        rot = d.site_xmat[self.ft_site].reshape(3, 3)
+        return mass, rot.T @ (com - d.site_xpos[self.ft_site])
+
+    def _descends_from(self, body: int, ancestor: int) -> bool:
+        while body > 0:
+            if body == ancestor:
+                return True
+            body = self.model.body_parentid[body]
+        return False
+
+    def _wrench(self) -> np.ndarray:
+        """The flange F/T sensor as a UR5e reports it: the external wrench on the tool in the flange frame, the
+        nominal payload's weight removed (the held part's is not), plus the episode's offset and per-reading noise,
+        saturated at the sensor's range. Draws the noise."""
+        d, p = self.data, self.physics
+        mass, com = self._payload
+        rot = d.site_xmat[self.ft_site].reshape(3, 3)
+        support = rot.T @ (-mass * self.model.opt.gravity)  # what the wrist exerts to hold the payload still
+        force = -(d.sensor(FT_FORCE_SENSOR).data - support)
+        torque = -(d.sensor(FT_TORQUE_SENSOR).data - np.cross(com, support))
+        noise = self._rng.normal(0.0, [p.wrench_force_noise_n] * 3 + [p.wrench_torque_noise_nm] * 3)
+        return np.clip(np.concatenate([force, torque]) + self.wrench_bias + noise, -WRENCH_RANGE, WRENCH_RANGE)
 
     def _info(self, privileged: np.ndarray, reward: float, success: bool) -> dict:
         info = {"success": bool(success)}

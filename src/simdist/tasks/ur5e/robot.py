@@ -58,6 +58,9 @@ FINGER_JOINTS = ("finger_left", "finger_right")
 PAD_JOINTS = ("pad_left", "pad_right")
 PAD_GEOMS = ("pad_left", "pad_right")
 TCP_SITE, TABLE_GEOM = "tcp", "table"
+# The UR5e e-Series tool-flange force/torque sensor: MuJoCo force/torque sensors on a site at the flange origin read
+# the wrench the wrist exerts on everything beyond it (gripper, held part), in the flange (tool) frame.
+FT_SITE, FT_FORCE_SENSOR, FT_TORQUE_SENSOR = "ft_sensor", "flange_force", "flange_torque"
 
 
 def _link_inertial(mass: float, length: float, axis: str) -> str:
@@ -104,9 +107,11 @@ def _gripper_xml() -> str:
       </body>"""
 
 
-def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "") -> str:
+def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "",
+                    noslip_iterations: int = 0) -> str:
     """The whole MJCF: table, arm and gripper, plus the task's bodies (``objects_xml``, inside the worldbody)
-    and equality constraints (``equality_xml``)."""
+    and equality constraints (``equality_xml``). ``noslip_iterations``: passes of MuJoCo's noslip post-solver, which
+    removes the creep of a held part through the pads that soft friction allows (a task's physics option)."""
     a = ARM
     links = list(zip(ARM_JOINTS, a.link_masses, a.armature))
     lim = [a.joint_limit, a.joint_limit, a.elbow_limit, a.joint_limit, a.joint_limit, a.joint_limit]
@@ -121,7 +126,8 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
     return f"""
 <mujoco model="{model_name}">
   <compiler angle="radian" autolimits="true"/>
-  <option timestep="{timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10">
+  <option timestep="{timestep_s}" integrator="implicit" cone="pyramidal" iterations="30" ls_iterations="10"
+          noslip_iterations="{noslip_iterations}">
     <flag warmstart="enable"/>
   </option>
   <worldbody>
@@ -154,6 +160,7 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
                   {_arm_joint(links[5][0], "0 1 0", lim[5], links[5][2])}
                   {_link_inertial(links[5][1], a.wrist3_length, "y")}
                   <body name="flange" pos="0 {a.wrist3_length} 0" quat="0.70710678 -0.70710678 0 0" gravcomp="1">
+                    <site name="{FT_SITE}" size="0.005"/>
                     {_gripper_xml()}
                   </body>
                 </body>
@@ -174,4 +181,8 @@ def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equali
     {actuators}
     {fingers}
   </actuator>
+  <sensor>
+    <force name="{FT_FORCE_SENSOR}" site="{FT_SITE}"/>
+    <torque name="{FT_TORQUE_SENSOR}" site="{FT_SITE}"/>
+  </sensor>
 </mujoco>"""

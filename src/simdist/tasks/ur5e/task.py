@@ -11,18 +11,19 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from simdist.tasks.base import PROPRIO_KEY, TaskSpec, check_domain, domain_physics
-from simdist.tasks.ur5e.env import ACTION_DIM, ControlConfig
+from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, TaskSpec, check_domain, domain_physics
+from simdist.tasks.ur5e.env import ACTION_DIM, WRENCH_DIM, ControlConfig
 from simdist.tasks.ur5e.layout import VectorLayout
 
 GAMMA = 0.99  # discount of the dense reward, as for every simdist task
 
 
-def ur5e_task_spec(name: str, proprio: VectorLayout, control: ControlConfig) -> TaskSpec:
-    """Spec of a 7-D set-point task: actions in [-1, 1], one flat proprioceptive observation."""
+def ur5e_task_spec(name: str, proprio: VectorLayout, control: ControlConfig, wrench: bool = False) -> TaskSpec:
+    """Spec of a 7-D set-point task: actions in [-1, 1], one flat proprioceptive observation, and with ``wrench``
+    the flange F/T sensor's 6 values as a group of their own (a model trained without it can still run)."""
     return TaskSpec(
         name=name,
-        obs_shapes={PROPRIO_KEY: (proprio.size,)},
+        obs_shapes={PROPRIO_KEY: (proprio.size,), **({WRENCH_KEY: (WRENCH_DIM,)} if wrench else {})},
         action_dim=ACTION_DIM,
         action_low=(-1.0,) * ACTION_DIM,
         action_high=(1.0,) * ACTION_DIM,
