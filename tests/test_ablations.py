@@ -79,7 +79,7 @@ def test_value_td_drives_the_value_to_a_constructed_target(model_and_batch):
 @pytest.mark.parametrize("rate", [0.0, 0.1])
 def test_a_following_target_carries_the_reward_past_the_horizon(model_and_batch, rate):
     """r̂ ≡ 1: a frozen bootstrap (V̄ ≡ 3) settles at the T-step return plus γ^T V̄; a target that follows the head
-    (FinetuneConfig.value_target_rate) reaches the infinite-horizon value 1 / (1 − γ)."""
+    (FinetuneConfig.value_iterations) reaches the infinite-horizon value 1 / (1 − γ)."""
     model, batch = model_and_batch
     norm = model.normalizer
     norm.set_stats("reward", [0.5], [2.0])
@@ -121,6 +121,12 @@ def test_finetune_uses_the_td_term_only_when_the_value_is_trainable(pretrained, 
         row = json.loads((out / "metrics.jsonl").read_text().splitlines()[-1])
         assert ("train/value_td" in row) == ("value" in trainable)
         assert ("value_td" in json.loads((out / "config.json").read_text())) == ("value" in trainable)
+    # value_iterations wires the following target in: the same finetune ends with another value head
+    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"),
+                         value_iterations=5)
+    finetune(pretrained, pendulum_data, tmp_path / "following", cfg, device=torch.device("cpu"), progress=False)
+    frozen, following = (ckpt.load_model(tmp_path / d) for d in ("dynamics+value", "following"))
+    assert _changed_groups(frozen, following) == {"value"}
 
 
 def test_unknown_ablation_lists_valid_names(pendulum_data, tmp_path, caplog):

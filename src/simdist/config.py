@@ -177,9 +177,10 @@ class FinetuneConfig:
     # "reward", "value", "policy", "ensemble" (see WorldModel.PARAMETER_GROUPS).
     trainable: tuple[str, ...] = ("dynamics",)  # "dynamics" includes the ensemble decoders where the model has them
     loss: LossConfig = LossConfig(latent=1.0, reward=0.0, value=0.0, bc=0.0)
-    # With "value" trainable: Polyak rate of the TD target's value copy (model/value_td.py). 0 bootstraps from the
-    # pretrained value (Fig. 10's ablation); > 0 re-estimates it through the adapted dynamics over many horizons.
-    value_target_rate: float = 0.0
+    # With "value" trainable: how many times per finetune the TD target's copy of the value catches up with the head
+    # (Polyak rate value_iterations / steps; model/value_td.py). 0 bootstraps from the pretrained value (Fig. 10's
+    # ablation); k re-estimates the value through the adapted dynamics over about k model horizons.
+    value_iterations: float = 0.0
     # Share of each batch drawn from the simulation dataset. The paper finetunes on real data alone (0.0);
     # replay keeps the dynamics' response to actions the real data never tries.
     sim_replay_fraction: float = 0.0

@@ -3,8 +3,8 @@
 Real data carry no value labels, so a value head unfrozen during finetuning gets the target the paper's
 "long-horizon credit assignment returns" imply: an n-step return built from the model's own predictions,
 bootstrapped from a copy of the value head (a target network): the pretrained head, frozen, or one that follows
-the trained head by Polyak steps (``FinetuneConfig.value_target_rate``), so the bootstrap itself is re-estimated
-through the adapted dynamics:
+the trained head by Polyak steps (``FinetuneConfig.value_iterations`` time constants per finetune), so the bootstrap
+itself is re-estimated through the adapted dynamics:
 
     V([z_t, ẑ_{t+1..t+T-1}])_i ← Σ_{j=i}^{T-1} γ^{j-i} r̂_{t+j} + γ^{T-i} V̄(ẑ_{t+1..t+T})_{T-1},  i = 0 … T-1
 

@@ -329,7 +329,7 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     Real data need no reward, value or expert labels (``cfg.loss`` weights other terms only for data that have
     them, e.g. demonstrations for the BC head). When "value" is trainable (the Fig. 10 ablation), the
     value head is trained on a TD target bootstrapped from a copy of itself, frozen or following it
-    (`cfg.value_target_rate`, model/value_td.py).
+    (`cfg.value_iterations`, model/value_td.py).
     `sim_data` (replayed when `cfg.sim_replay_fraction` > 0) is a dataset directory, or its windows already loaded
     by `load_windows` (Alg. 1 loads them once for all rounds).
     """
@@ -378,8 +378,8 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         extra["value_td"] = asdict(value_td)
 
         def value_td_term(batch: dict) -> tuple[torch.Tensor, str, float]:
-            if cfg.value_target_rate:  # one Polyak step per training step, towards the head as the last step left it
-                follow(target_value, model.value, cfg.value_target_rate)
+            if cfg.value_iterations:  # one Polyak step per training step, towards the head as the last step left it
+                follow(target_value, model.value, min(1.0, cfg.value_iterations / cfg.steps))
             term = value_td_loss(model, target_value, batch, value_td.discount)
             return value_td.weight * term, "value_td", float(term.detach())
         extra_losses.append(value_td_term)
