@@ -75,6 +75,10 @@ CASES = [
     ("bench plan --repeats 0", "--repeats 0"),
     ("compare pendulum --sim-data {data} --out {out} --budget 0", "--budget 0"),
     ("dagger pendulum --checkpoint {ckpt} --sim-data {in}/file.txt --out {out}", "file.txt: a file"),
+    ("refine pendulum --checkpoint {ckpt} --sim-data {in}/missing --out {out}", "--sim-data"),
+    ("refine pendulum --checkpoint {ckpt} --sim-data {data} --out {out} --episodes 0", "--episodes 0"),
+    ("refine pendulum --checkpoint {ckpt} --sim-data {in}/peg_data --out {out}", "'peg-insertion'"),
+    ("refine peg-insertion --checkpoint {ckpt} --sim-data {data} --out {out}", "not 'peg-insertion'"),
 ]
 
 

@@ -25,6 +25,7 @@ from simdist.experiments import bench
 from simdist.experiments.ablations import ABLATIONS, AblationSettings, run_ablations
 from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK, PIPELINE_PRESETS, run_pipeline
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import MPPI_PRESETS, MPPIConfig, task_planner
 from simdist.tasks import get_task, task_names
 from simdist.tasks.registry import check_task
@@ -239,6 +240,15 @@ def cmd_demo(args) -> dict:
         return run_pipeline("pendulum", "cpu", args.out, progress=not args.quiet)
     return run_pipeline(DEMO_TASK, "cpu", args.out, progress=not args.quiet,
                         checkpoint=shipped_checkpoint(DEMO_CHECKPOINT), sizing=DEMO)
+
+
+def cmd_refine(args) -> dict:
+    task = _task(args.task)
+    planner = task_planner(task, args.mppi, split_sets(args.set, PLANNER_SETS)["mppi"], args.prior_weight)
+    given = {k: v for k, v in (("rounds", args.rounds), ("episodes", args.episodes), ("steps", args.steps),
+                                ("train_preset", args.preset), ("seed", args.seed)) if v is not None}
+    return refine(task, args.checkpoint, args.sim_data, args.out, RefineConfig(**given), planner,
+                  progress=not args.quiet)
 
 
 def cmd_run(args) -> dict:

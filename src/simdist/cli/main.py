@@ -12,12 +12,13 @@ from simdist.adaptation.dagger import add_dagger_command
 from simdist.cli.commands import (ABLATE_SETS, ADAPT_SETS, FINETUNE_SETS, PLANNER_SETS, PRETRAIN_SETS, cmd_ablate,
                                   cmd_adapt, cmd_bench, cmd_demo, cmd_diagnose, cmd_evaluate, cmd_expert_eval,
                                   cmd_finetune,
-                                  cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_run, cmd_select, cmd_tasks)
+                                  cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_refine, cmd_run, cmd_select, cmd_tasks)
 from simdist.cli.guards import check_inputs_untouched, check_launch, refuse_replaced_flags
 from simdist.cli.runtime import choose_threads, interrupted, terminate_as_interrupt
 from simdist.cli.validate import check_arguments
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
 from simdist.experiments.compare import add_compare_commands
+from simdist.planning.refine import RefineConfig
 from simdist.training.distributed import env_rank
 
 log = logging.getLogger("simdist")
@@ -25,7 +26,7 @@ log = logging.getLogger("simdist")
 
 # The `--set` sections of each command, checked before any work.
 COMMAND_SETS = {"pretrain": PRETRAIN_SETS, "finetune": FINETUNE_SETS, "evaluate": PLANNER_SETS, "select": PLANNER_SETS,
-                "diagnose": PLANNER_SETS,
+                "diagnose": PLANNER_SETS, "refine": PLANNER_SETS,
                 "adapt": ADAPT_SETS, "run": PLANNER_SETS, "ablate": ABLATE_SETS, "bench": PLANNER_SETS}
 
 # evaluate, adapt and run: pretraining and finetuning use a GPU wherever there is one; planning only when asked
@@ -152,6 +153,23 @@ def build_parser() -> argparse.ArgumentParser:
     add_set(sp, FINETUNE_SETS, "finetune.lr=2e-5 --set loss.bc=1 (default: latent only) --set "
             "model.policy_sees_history=true (model: fields that leave the weights' shapes; with "
             "finetune.fresh_policy=true also the new BC head's width)")
+    sp = add("refine", cmd_refine, "planner rounds in sim: run the model's planner, label its episodes as Alg. 2 "
+             "does (reward, expert critic; no BC targets) and train on, over the simulation data and them; "
+             "writes OUT/round_K/model and OUT/round_K/data; resumable")
+    sp.add_argument("task")
+    sp.add_argument("--checkpoint", required=True, help="a pretrained world model")
+    sp.add_argument("--sim-data", required=True, help="the dataset it was pretrained on")
+    sp.add_argument("--out", required=True)
+    sp.add_argument("--rounds", type=int, help=f"collect-and-train rounds (default {RefineConfig.rounds})")
+    sp.add_argument("--episodes", type=int, help=f"planner episodes per round (default {RefineConfig.episodes})")
+    sp.add_argument("--steps", type=int, help=f"training steps per round (default {RefineConfig.steps})")
+    sp.add_argument("--preset", help=f"training preset whose schedule is shortened to --steps (default "
+                    f"{RefineConfig.train_preset}): " + " | ".join(TRAIN_PRESETS))
+    sp.add_argument("--mppi", default="cpu", help="MPPI preset of the planner that drives (default cpu), then the "
+                    "task's planner_overrides")
+    sp.add_argument("--prior-weight", type=float, help="override the MPPI preset's prior_weight")
+    add_set(sp, PLANNER_SETS, "mppi.uncertainty_weight=0")
+    sp.add_argument("--seed", type=int, help="episode seeds derive from (seed, round, episode) (default 0)")
     sp = add("evaluate", cmd_evaluate, "evaluate a world-model agent in a task domain")
     sp.add_argument("task")
     sp.add_argument("--checkpoint", required=True)
