@@ -68,6 +68,7 @@ CASES = [
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --physics {in}/bad.json", "bad.json"),
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --takeover-s 0", "--takeover-s 0"),
     ("run pendulum --out {out} --select-checkpoints 0", "--select-checkpoints 0"),
+    ("run pendulum --out {out} --refine-rounds -1", "--refine-rounds -1"),
     ("run peg-insertion --out {out} --checkpoint {ckpt}", "another task"),
     ("demo --out {in}/file.txt", "a file, not a folder"),
     ("ablate pendulum --sim-data {in}/missing --out {out}", "--sim-data"),

@@ -146,3 +146,20 @@ def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
     assert not (tmp_path / "other").exists()
     with pytest.raises(ValueError, match="number of checkpoints"):
         PipelineConfig(**{**sizing.__dict__, "select_checkpoints": -1})
+
+
+@pytest.mark.slow
+def test_run_with_planner_rounds_deploys_the_refined_model(tmp_path, pretrained, monkeypatch):
+    import functools
+
+    import simdist.experiments.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "RefineConfig", functools.partial(pipeline.RefineConfig, episodes=2, steps=3))
+    sizing = pipeline.PipelineConfig(episodes=4, workers=1, pretrain_steps=None, rounds=1, episodes_per_round=1,
+                                     sim_eval_trials=1, mppi="cpu", finetune_steps=2, refine_rounds=1)
+    summary = pipeline.run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False,
+                                    checkpoint=pretrained, sizing=sizing)
+    refined = tmp_path / "run" / "refine" / "round_01"
+    assert summary["world_model"] == str(refined / "model") and summary["refine"][0]["episodes"] == 2
+    adapted = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
+    assert adapted["pretrained"] == str(refined / "model")  # Alg. 1 starts from the refined model

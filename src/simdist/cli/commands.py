@@ -253,14 +253,16 @@ def cmd_refine(args) -> dict:
 
 def cmd_run(args) -> dict:
     device, sizing, mppi_set = plan_device(args.plan_device), None, split_sets(args.set, PLANNER_SETS)["mppi"]
-    if args.mppi or args.grid or mppi_set or args.finetune_steps or args.rounds or args.select_checkpoints:
+    if (args.mppi or args.grid or mppi_set or args.finetune_steps or args.rounds or args.select_checkpoints
+            or args.refine_rounds is not None):
         base = PIPELINE_PRESETS.get(args.preset)
         if base is None:
             raise KeyError(f"unknown pipeline preset {args.preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
         sizing = replace(base, mppi=args.mppi or base.mppi, grids=tuple(args.grid) if args.grid else base.grids,
                          mppi_set=tuple(mppi_set or base.mppi_set),
                          finetune_steps=args.finetune_steps or base.finetune_steps, rounds=args.rounds or base.rounds,
-                         select_checkpoints=args.select_checkpoints or base.select_checkpoints)
+                         select_checkpoints=args.select_checkpoints or base.select_checkpoints,
+                         refine_rounds=base.refine_rounds if args.refine_rounds is None else args.refine_rounds)
     return run_pipeline(args.task, args.preset, args.out, progress=not args.quiet, video=not args.no_video,
                         train_expert=args.train_expert, expert_budget=args.expert_budget, checkpoint=args.checkpoint,
                         sizing=sizing, planner_device=device)

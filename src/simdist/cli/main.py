@@ -282,6 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--grid", action="append", help="evaluate and adapt only this grid (repeatable)")
     sp.add_argument("--select-checkpoints", type=int, metavar="N", help="keep every pretraining checkpoint and "
                     "deploy the best of the last N by the BC head's sim success (default: the last)")
+    sp.add_argument("--refine-rounds", type=int, metavar="N", help="planner rounds in sim after pretraining "
+                    "(`simdist refine`; default: the preset's)")
     sp = add("demo", cmd_demo, "the main job sized for 2 CPU cores: Peg Insertion from the shipped world model "
              "(about 10 min), or --task pendulum with every stage including pretraining (about 80 s)")
     sp.add_argument("--out", default="runs/demo")

@@ -16,7 +16,8 @@ from simdist.training.checkpoint import check_model_fits_task, load_model, read_
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
 COUNTS = {"episodes": 1, "workers": 1, "trials": 1, "episodes_per_round": 1, "steps": 1, "finetune_steps": 1,
           "repeats": 1, "batch": 1, "expert_budget": 1, "select_checkpoints": 1, "budget": 1,
-          "episodes_per_update": 1, "episodes_per_grid": 1, "probe_episodes": 1, "probes_per_episode": 1, "demos": 0, "rounds": 0, "corrected_episodes": 0}
+          "episodes_per_update": 1, "episodes_per_grid": 1, "probe_episodes": 1, "probes_per_episode": 1, "demos": 0,
+          "rounds": 0, "corrected_episodes": 0, "refine_rounds": 0}
 # Non-negative real numbers, and shares within [0, 1].
 NON_NEGATIVE = ("takeover_rate", "ensemble_decay", "prior_weight")
 POSITIVE = ("takeover_s",)

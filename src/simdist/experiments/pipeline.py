@@ -1,6 +1,7 @@
 """`simdist run`: every stage in order, each skipped when its output already exists (so a rerun resumes).
 
-    generate (Alg. 2) → pretrain (Eq. 2) → zero-shot eval in sim → adaptation rounds in real (Alg. 1) → report
+    generate (Alg. 2) → pretrain (Eq. 2) → [planner rounds in sim] → zero-shot eval in sim → adaptation rounds
+    in real (Alg. 1) → report
 
 With ``train_expert`` the task's privileged expert is first (re)built through its own training entry point
 (``Task.train_expert``, only where the expert is learned); with ``video`` the report gets one short rollout GIF per
@@ -26,6 +27,7 @@ from simdist.eval.rollout import rollout
 from simdist.eval.selection import candidate_checkpoints, select_checkpoint
 from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.planning.agent import MPPIAgent, PolicyAgent
+from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task, task_names
 from simdist.training.checkpoint import check_fits_task, check_model_fits_task, load_model
@@ -54,8 +56,13 @@ class PipelineConfig:
     # (simdist.eval.selection), on trials of their own seed; 0: the last. Closed-loop success can swing between
     # checkpoints whose losses barely differ (Peg Insertion: 0-0.5 within 1,000 steps; docs/tasks/peg-insertion.md).
     select_checkpoints: int = 0
+    # Planner rounds in sim after pretraining (simdist.planning.refine, `simdist refine`): the model trained on
+    # the states its own planner visits. 0: the paper's pipeline.
+    refine_rounds: int = 0
 
     def __post_init__(self) -> None:
+        if self.refine_rounds < 0:
+            raise ValueError(f"refine_rounds is a number of planner rounds (0: none), got {self.refine_rounds}")
         if self.select_checkpoints < 0:
             raise ValueError("select_checkpoints is a number of checkpoints (0: the last), got "
                              f"{self.select_checkpoints}")
@@ -141,7 +148,7 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     settings = {"task": task_name, "preset": preset, **asdict(cfg),
                 "checkpoint": str(checkpoint) if checkpoint else None, "inputs": inputs}
     refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
-                          recorded_since=("mppi_set", "select_checkpoints", "inputs"))
+                          recorded_since=("mppi_set", "select_checkpoints", "inputs", "refine_rounds"))
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
@@ -182,6 +189,12 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         log.info("deploying %s: BC head success %.2f in sim (its candidates %.2f-%.2f)", model_dir,
                  selection["best_success"], selection["success_min"], selection["success_max"])
 
+    refined = None
+    if cfg.refine_rounds:
+        refined = refine(task, model_dir, sim_data, out / "refine",
+                         RefineConfig(rounds=cfg.refine_rounds, train_preset=model_name), planner, progress)
+        model_dir, sim_data = Path(refined["checkpoint"]), Path(refined["sim_data"])
+
     sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress,
                                planner_device)
 
@@ -201,6 +214,8 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         "sim_dataset": {k: sim_stats[k] for k in ("episodes", "steps", "expert_action_share", "success_rate")},
         "inputs": inputs,
     }
+    if refined is not None:
+        summary["refine"] = [{k: r[k] for k in ("round", "episodes", "planner_success")} for r in refined["rounds"]]
     if selection is not None:
         summary["checkpoint_selection"] = {k: selection[k] for k in ("best", "best_success", "success_min",
                                                                      "success_max")}
