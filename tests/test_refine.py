@@ -48,6 +48,10 @@ def test_refine_trains_on_the_planner_episodes_and_resumes(pretrained, pendulum_
         refine(task, pretrained, pendulum_data, out, RefineConfig(rounds=2, episodes=3, steps=4), PLANNER,
                progress=False)
     assert json.loads((out / "refine_results.json").read_text())["rounds"][1]["round"] == 2
+    more = refine(task, pretrained, pendulum_data, out, RefineConfig(rounds=3, episodes=2, steps=4), PLANNER,
+                  progress=False)  # more rounds continue the run
+    assert more["rounds"][:2] == result["rounds"] and more["checkpoint"] == str(out / "round_03" / "model")
+    assert (out / "round_01" / "planner_data" / "stats.json").stat().st_mtime_ns == stamp
 
 
 def test_refine_config_refuses_empty_rounds():

@@ -110,15 +110,19 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
            planner: MPPIConfig, progress: bool = True) -> dict:
     """`cfg.rounds` planner rounds from `checkpoint`, pretrained on `sim_data`. Round k writes OUT/round_k/
     planner_data, OUT/round_k/data (Alg. 2's data and every round's planner episodes so far, linked) and
-    OUT/round_k/model; the last round's model and data are the result. Resumes where it stopped."""
+    OUT/round_k/model; the last round's model and data are the result. Resumes where it stopped; a rerun with more
+    rounds continues from the last one."""
     check_fits_task(checkpoint, task)
     read_info(sim_data)  # a missing or unreadable dataset fails before any work
     out = Path(out)
     settings = {"task": task.spec.name, "checkpoint": str(checkpoint), "sim_data": str(sim_data),
                 "refine": asdict(cfg), "mppi": asdict(planner)}
     recorded = out / "refine_config.json"
-    if recorded.exists() and json.loads(recorded.read_text()) != settings:
-        raise ValueError(f"{out} holds a refinement with other settings ({recorded}); use a new --out")
+    if recorded.exists():  # more rounds continue a run; any other change would mix two refinements
+        before = json.loads(recorded.read_text())
+        before["refine"]["rounds"] = cfg.rounds
+        if before != settings:
+            raise ValueError(f"{out} holds a refinement with other settings ({recorded}); use a new --out")
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(recorded, json.dumps(settings, indent=2))
     train_cfg = with_steps(train_preset(cfg.train_preset), cfg.steps)
