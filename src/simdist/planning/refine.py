@@ -136,8 +136,10 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
                  cfg.episodes)
         planner_sets.append(here / "planner_data")
         data = here / "data"
-        if not (data / "dataset.json").exists():
+        if not (data / "merged").exists():  # links only: an interrupted merge is redone
+            shutil.rmtree(data, ignore_errors=True)
             merge_datasets(data, [Path(sim_data), *planner_sets])
+            (data / "merged").write_text("ok\n")
         trained = here / "model"
         if not (trained / "refine_done").exists():
             pretrain(data, trained, read_model_config(model), train_cfg, progress=progress, init_from=model)
