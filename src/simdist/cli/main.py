@@ -12,7 +12,8 @@ from simdist.adaptation.dagger import add_dagger_command
 from simdist.cli.commands import (ABLATE_SETS, ADAPT_SETS, FINETUNE_SETS, PLANNER_SETS, PRETRAIN_SETS, cmd_ablate,
                                   cmd_adapt, cmd_bench, cmd_demo, cmd_diagnose, cmd_evaluate, cmd_expert_eval,
                                   cmd_finetune,
-                                  cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_refine, cmd_run, cmd_select, cmd_tasks)
+                                  cmd_generate, cmd_merge, cmd_presets, cmd_pretrain, cmd_refine, cmd_run, cmd_select,
+                                  cmd_tasks)
 from simdist.cli.guards import check_inputs_untouched, check_launch, refuse_replaced_flags
 from simdist.cli.runtime import choose_threads, interrupted, terminate_as_interrupt
 from simdist.cli.validate import check_arguments

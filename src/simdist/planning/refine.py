@@ -146,8 +146,8 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
             (trained / "refine_done").write_text("ok\n")
         rounds.append({"round": k, **stats, "model": str(trained)})
         model = trained
-    result = {"task": task.spec.name, "checkpoint": str(model), "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"),
-              "rounds": rounds}
+    result = {"task": task.spec.name, "checkpoint": str(model),
+              "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"), "rounds": rounds}
     atomic_write_text(out / "refine_results.json", json.dumps(result, indent=2))
     return result
 
