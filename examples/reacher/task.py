@@ -6,7 +6,8 @@ a 1.5 s episode. Its motors drive joints whose rotor inertia (MuJoCo armature, 1
 50 g payload at the fingertip and one control step (20 ms) of latency; the PD expert reads the true inertia,
 damping and gear, so it still reaches. Reacher's geoms do not collide: it has no contacts.
 A second `real` gap, `real_direct_drive_slow_bus.json` (`--physics`): a direct-drive arm, half the rotor inertia
-and damping and 1.5 times the torque, on a 40 ms bus.
+and damping and 1.5 times the torque, on a 40 ms bus: there MPPI fails even on the true return (docs/findings.md,
+"Planning"), so it tests the planner's search rather than adaptation.
 
     SIMDIST_TASK_MODULES=examples/reacher/task.py simdist run reacher --preset cpu --out runs/reacher
 """
