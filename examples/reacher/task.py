@@ -7,7 +7,9 @@ a 1.5 s episode. Its motors drive joints whose rotor inertia (MuJoCo armature, 1
 damping and gear, so it still reaches. Reacher's geoms do not collide: it has no contacts.
 A second `real` gap, `real_direct_drive_slow_bus.json` (`--physics`): a direct-drive arm, half the rotor inertia
 and damping and 1.5 times the torque, on a 40 ms bus: there MPPI fails even on the true return (docs/findings.md,
-"Planning"), so it tests the planner's search rather than adaptation.
+"Planning"), so it tests the planner's search rather than adaptation. A third, `real_belt_drive.json`: a belt
+reduction in place of the gearbox, so 0.4 of the reflected rotor inertia and half its viscous friction at the same
+joint torque, a 100 g gripper at the fingertip, on the shipped 20 ms bus.
 
     SIMDIST_TASK_MODULES=examples/reacher/task.py simdist run reacher --preset cpu --out runs/reacher
 """
