@@ -86,3 +86,18 @@ def test_a_finetune_adds_members_to_a_trained_model_and_changes_nothing_else(pre
     with pytest.raises(ValueError, match="--trainable ensemble"):
         finetune(pretrained, pendulum_data, tmp_path / "no", replace(cfg, trainable=("dynamics",)), progress=False,
                  model_overrides={"dynamics_ensemble": 2})
+
+
+def test_the_default_pessimism_is_the_elites_expected_selection_bias():
+    import numpy as np
+
+    from simdist.planning.settings import MPPIConfig, elite_selection_bias
+
+    rng = np.random.default_rng(0)
+    noise = np.sort(rng.standard_normal((4000, 160)), axis=1)[:, -32:]  # the top 32 of 160 equally noisy estimates
+    assert elite_selection_bias(32, 160) == pytest.approx(noise.mean(), abs=0.03)
+    assert elite_selection_bias(32, 160) == pytest.approx(1.40, abs=0.005)
+    assert elite_selection_bias(8, 8) == 0.0  # keeping every candidate selects nothing
+    derived = MPPIConfig(samples=128, policy_samples=32, elites=32, uncertainty_weight=None)
+    assert derived.pessimism == elite_selection_bias(32, 160)
+    assert MPPIConfig(uncertainty_weight=0.0).pessimism == 0.0

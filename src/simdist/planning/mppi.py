@@ -101,7 +101,7 @@ class MPPIPlanner:
 
     def _returns(self, ctx: PlanningContext, candidates: torch.Tensor, policy_chunk: torch.Tensor) -> torch.Tensor:
         return self.model.plan_returns_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight,
-                                         self.cfg.uncertainty_weight, policy_chunk)
+                                         self.cfg.pessimism, policy_chunk)
 
     def _policy_chunk(self, ctx: PlanningContext) -> torch.Tensor:
         if self._policy is None:
@@ -249,7 +249,7 @@ def _compiled_heads(planner: MPPIPlanner):
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):  # the model's products; the refit in fp32
             returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
-                                                cfg.uncertainty_weight, policy_chunk).float()
+                                                cfg.pessimism, policy_chunk).float()
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one
