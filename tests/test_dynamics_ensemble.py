@@ -2,12 +2,14 @@
 the rest of the model, finetuned with it by Alg. 1, and read by the planner as the model's uncertainty about a
 candidate's return."""
 
+import numpy as np
 import pytest
 import torch
 
 from simdist.config import FinetuneConfig, LossConfig, replace
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
+from simdist.planning.settings import MPPIConfig, elite_selection_bias
 from simdist.training.checkpoint import load_model
 from simdist.training.train import finetune
 
@@ -88,11 +90,7 @@ def test_a_finetune_adds_members_to_a_trained_model_and_changes_nothing_else(pre
                  model_overrides={"dynamics_ensemble": 2})
 
 
-def test_the_default_pessimism_is_the_elites_expected_selection_bias():
-    import numpy as np
-
-    from simdist.planning.settings import MPPIConfig, elite_selection_bias
-
+def test_uncertainty_weight_none_derives_kappa_from_the_elites_selection_bias():
     rng = np.random.default_rng(0)
     noise = np.sort(rng.standard_normal((4000, 160)), axis=1)[:, -32:]  # the top 32 of 160 equally noisy estimates
     assert elite_selection_bias(32, 160) == pytest.approx(noise.mean(), abs=0.03)
