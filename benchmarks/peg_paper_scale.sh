@@ -5,6 +5,9 @@
 # seed; pretraining resumes from its last checkpoint (every 10,000 steps).
 #
 #   bash benchmarks/peg_paper_scale.sh [DIR] [CHUNKS]     # default runs/peg_paper, 4 chunks (20,000 episodes)
+#   MODEL=DIR/model_big INIT_FROM=DIR/model/step_110000 bash benchmarks/peg_paper_scale.sh DIR 10
+#       more chunks: the merged data is rebuilt for the new count, and a new model folder (MODEL) starts from the
+#       weights of INIT_FROM with a fresh schedule; without MODEL the run in DIR/model would resume on the new data.
 #
 # Time on 2 cores: about 35 min per chunk with 2 workers; pretraining 9 steps/s on one thread (bf16 matrix units),
 # about 6 h. Then pick the checkpoint on `sim` success:
@@ -23,10 +26,11 @@ for k in $(seq 0 $((CHUNKS - 1))); do
     > "$chunk.log" 2>&1
   touch "$chunk/DONE"
 done
-if [ ! -f "$DIR/data/MERGED" ]; then
+if [ "$(cat "$DIR/data/MERGED" 2>/dev/null)" != "$CHUNKS" ]; then  # the marker holds the chunk count
   rm -rf "$DIR/data"
   simdist merge --out "$DIR/data" $(for k in $(seq 0 $((CHUNKS - 1))); do printf "%s/chunk_%02d " "$DIR" "$k"; done)
-  touch "$DIR/data/MERGED"
+  echo "$CHUNKS" > "$DIR/data/MERGED"
 fi
-simdist pretrain --data "$DIR/data" --out "$DIR/model" --preset paper-manipulation \
-  --set train.keep_checkpoints=true >> "$DIR/pretrain.log" 2>&1
+MODEL=${MODEL:-$DIR/model}
+simdist pretrain --data "$DIR/data" --out "$MODEL" --preset paper-manipulation ${INIT_FROM:+--init-from "$INIT_FROM"} \
+  --set train.keep_checkpoints=true >> "$MODEL.log" 2>&1
