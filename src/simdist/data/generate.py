@@ -88,6 +88,14 @@ class NoiseWindows:
         return noised
 
 
+def critic_values(critic, states: list[np.ndarray]) -> np.ndarray:
+    """V^e of each privileged state: in one batch where the critic has `values` (one network call per episode
+    instead of one per step, 8 % of a Peg Insertion worker's time), else state by state."""
+    if hasattr(critic, "values"):
+        return np.asarray(critic.values(np.stack(states)), np.float64).reshape(len(states))
+    return np.array([critic.value(s) for s in states], np.float64)
+
+
 def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig,
                 rng: np.random.Generator) -> Episode:
     spec = task.spec
@@ -95,7 +103,7 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
     noise = NoiseWindows(cfg, spec.action_dim, rng)
     obs, info = env.reset(seed=int(rng.integers(1 << 31)))
     policy.reset(rng)
-    rec: dict[str, list] = {k: [] for k in ("action", "command", "reward", "value", "expert", "infos")}
+    rec: dict[str, list] = {k: [] for k in ("action", "command", "reward", "state", "expert", "infos")}
     rec_obs: dict[str, list] = {g: [] for g in spec.obs_shapes}
     for _ in range(spec.episode_steps):
         state = info["privileged"]
@@ -108,7 +116,7 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
             rec_obs[g].append(obs[g])
         if spec.command_dim:
             rec["command"].append(obs[COMMAND_KEY])
-        rec["value"].append(critic.value(state))
+        rec["state"].append(np.array(state, np.float32))  # a copy: an env may reuse its buffer
         rec["expert"].append(is_expert and not noised)
         rec["action"].append(action)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -121,7 +129,7 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
         obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
         action=np.asarray(rec["action"], np.float32),
         command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
-        reward=np.asarray(rec["reward"], np.float32), value=np.asarray(rec["value"], np.float32),
+        reward=np.asarray(rec["reward"], np.float32), value=critic_values(critic, rec["state"]).astype(np.float32),
         expert=np.asarray(rec["expert"], bool), success=bool(metrics.get("success", 0.0)),
         source_policy=policy.name, metrics=metrics,
     )

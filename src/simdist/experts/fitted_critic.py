@@ -55,6 +55,11 @@ class MLPCritic(nn.Module):
     def value(self, privileged: np.ndarray) -> float:
         return float(self(torch.as_tensor(np.asarray(privileged, np.float32))[None])[0])
 
+    @torch.no_grad()
+    def values(self, privileged: np.ndarray) -> np.ndarray:
+        """(N,) values of a stack of privileged states."""
+        return self(torch.as_tensor(np.asarray(privileged, np.float32))).numpy().astype(np.float64)
+
     def save(self, directory: str | Path, meta: dict) -> None:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)

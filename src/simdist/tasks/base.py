@@ -109,7 +109,8 @@ class PrivilegedPolicy(Protocol):
 
 @runtime_checkable
 class Critic(Protocol):
-    """The expert's value function V^e(s) on privileged state."""
+    """The expert's value function V^e(s) on privileged state. A critic may also offer `values(states)`, the (N,)
+    values of a stack of states, which data generation then calls once per episode."""
 
     def value(self, privileged: np.ndarray) -> float: ...
 
