@@ -20,7 +20,7 @@ from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import square_yaw_error
 from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
-from simdist.tasks.ur5e.rotations import rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
+from simdist.tasks.ur5e.rotations import cross3, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 
 
 @dataclass(frozen=True)
@@ -154,11 +154,11 @@ class ScriptedExpert:
 def _upright_peg_rotation(state: PegState) -> np.ndarray:
     """Rotation turning the held peg's long axis to vertical."""
     axis = state.peg_rot[:, 2] * np.sign(state.peg_rot[2, 2] or 1.0)
-    return rotvec_to_matrix(np.cross(axis, [0.0, 0.0, 1.0]) * _angle_factor(axis))
+    return rotvec_to_matrix(cross3(axis, [0.0, 0.0, 1.0]) * _angle_factor(axis))
 
 
 def _angle_factor(axis: np.ndarray) -> float:
-    sin_angle = float(np.linalg.norm(np.cross(axis, [0.0, 0.0, 1.0])))
+    sin_angle = float(np.linalg.norm(cross3(axis, [0.0, 0.0, 1.0])))
     return float(np.arcsin(np.clip(sin_angle, 0.0, 1.0)) / sin_angle) if sin_angle > 1e-9 else 0.0
 
 

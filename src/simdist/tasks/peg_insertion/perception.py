@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simdist.tasks.ur5e.robot import GRIPPER
+from simdist.tasks.ur5e.rotations import cross3
 
 NEAR_RANGE_M, FAR_RANGE_M = 0.3, 1.0  # the rc_visard figures' distances
 NEAR_NOISE_M, FAR_NOISE_M = 0.0004, 0.0007  # lateral precision at those distances
@@ -39,4 +40,4 @@ def handeye_offset(translation: np.ndarray, rotation: np.ndarray, camera_pos: np
                    object_pos: np.ndarray) -> np.ndarray:
     """World-frame error of an estimate from a camera whose calibration is off by ``translation`` (m) and the small
     ``rotation`` (rotation vector, rad), both in the camera (flange) frame."""
-    return camera_rot @ translation + np.cross(camera_rot @ rotation, object_pos - camera_pos)
+    return camera_rot @ translation + cross3(camera_rot @ rotation, object_pos - camera_pos)

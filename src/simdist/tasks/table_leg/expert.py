@@ -19,7 +19,7 @@ from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
 from simdist.tasks.table_leg.reward import LegState
 from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
 from simdist.tasks.ur5e.robot import ARM
-from simdist.tasks.ur5e.rotations import rotvec_to_matrix
+from simdist.tasks.ur5e.rotations import cross3, rotvec_to_matrix
 
 TIGHTEN_RZ = -1.0  # sign of the world-z rotation that tightens (clockwise from above); it increases wrist 3
 WRIST_LIMIT_RAD = ARM.joint_limit  # UR5e wrist 3: +-360 deg
@@ -161,7 +161,7 @@ class ScriptedExpert:
 
 def _upright_rotation(axis: np.ndarray) -> np.ndarray:
     """Smallest rotation taking unit vector ``axis`` to world +z."""
-    cross = np.cross(axis, [0.0, 0.0, 1.0])
+    cross = cross3(axis, [0.0, 0.0, 1.0])
     sin_angle = float(np.linalg.norm(cross))
     if sin_angle < 1e-9:
         return np.eye(3)

@@ -18,7 +18,7 @@ from simdist.tasks.ur5e import controller as ctl
 from simdist.tasks.ur5e.layout import VectorLayout
 from simdist.tasks.ur5e.robot import (ARM, ARM_JOINTS, FINGER_JOINTS, FT_FORCE_SENSOR, FT_SITE, FT_TORQUE_SENSOR, GRIPPER,
                                       PAD_GEOMS, PAD_JOINTS, TCP_SITE)
-from simdist.tasks.ur5e.rotations import rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
+from simdist.tasks.ur5e.rotations import cross3, rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
 
 
 @dataclass(frozen=True)
@@ -318,7 +318,7 @@ class UR5eEnv(gym.Env):
         rot = d.site_xmat[self.ft_site].reshape(3, 3)
         support = rot.T @ (-mass * self.model.opt.gravity)  # what the wrist exerts to hold the payload still
         force = -(d.sensor(FT_FORCE_SENSOR).data - support)
-        torque = -(d.sensor(FT_TORQUE_SENSOR).data - np.cross(com, support))
+        torque = -(d.sensor(FT_TORQUE_SENSOR).data - cross3(com, support))
         noise = self._rng.normal(0.0, [p.wrench_force_noise_n] * 3 + [p.wrench_torque_noise_nm] * 3)
         return np.clip(np.concatenate([force, torque]) + self.wrench_bias + noise, -WRENCH_RANGE, WRENCH_RANGE)
 
