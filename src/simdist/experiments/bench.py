@@ -18,7 +18,7 @@ from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.mppi import MPPIPlanner
 from simdist.planning.settings import mppi_preset
 from simdist.precision import cpu_has_bf16_matmul, use_cpu_bf16
-from simdist.training.train import compile_model
+from simdist.training.train import adam, compile_model
 
 # Observation/action sizes of the paper's robots (manipulation: our proprio-only stand-in for the images).
 BENCH_SPECS = {
@@ -153,7 +153,7 @@ def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bo
     model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
     batch_size = batch_size or train_preset(model_name).batch_size
     forward_model = compile_model(model, compile_mode) if compile_mode else model
-    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+    opt = adam(list(model.parameters()), 1e-4, dev)  # the trainer's optimizer
     b = _random_batch(model, batch_size)
 
     def step():
