@@ -267,6 +267,46 @@ def test_compiled_self_attention_unrolls_and_matches_eager(monkeypatch, causal):
     assert not traced and attn.qkv.weight.grad is not None
 
 
+@pytest.mark.slow
+def test_compiled_training_attention_sums_match_eager_gradients(monkeypatch):
+    """Compiled training on one CPU thread computes small-head attention as broadcast sums (`_attention_sums`) in
+    self- and cross-attention, with the eager loss and gradients; on two threads it keeps the matmul form."""
+    from simdist.model import layers
+
+    traced = []
+    original = layers._attention_sums
+    monkeypatch.setattr(layers, "_attention_sums", lambda *a, **k: traced.append(1) or original(*a, **k))
+    torch.manual_seed(0)
+    layer = layers.DecoderLayer(32, 4, 64, 0.0, 0.0).train()
+    x, context = torch.randn(6, 5, 32, requires_grad=True), torch.randn(6, 11, 32)
+
+    def loss_and_grads(fn):
+        layer.zero_grad()
+        x.grad = None
+        loss = fn(x, context).square().mean()
+        loss.backward()
+        return loss.detach(), x.grad.clone(), layer.cross_attn.q.weight.grad.clone()
+
+    forward = lambda x, c: layer(x, layer.cross_attn.cache(c))
+    expected = loss_and_grads(forward)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        torch._dynamo.reset()
+        got = loss_and_grads(torch.compile(forward, dynamic=False))
+        assert len(traced) == 2, "self- and cross-attention should both take the broadcast-sum form"
+        torch.set_num_threads(2)
+        torch._dynamo.reset()
+        traced.clear()
+        loss_and_grads(torch.compile(forward, dynamic=False))
+        assert not traced
+    finally:
+        torch.set_num_threads(threads)
+        torch._dynamo.reset()
+    for a, b in zip(got, expected):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+
+
 def test_gate_keeps_the_bc_chunk_unless_the_predicted_gain_exceeds_the_models_return_error():
     """R = -Σ(a - 1)²: the plan gains T·A·(1 - a_BC)²-ish over the BC chunk. Below the gate's threshold (the
     model's measured return error × gate_weight) the BC chunk is executed; above it, the plan; unmeasured (0), the

@@ -41,9 +41,13 @@ TRANSPOSED_MAX_QUERIES = 4096
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, dropout: float, causal: bool) -> torch.Tensor:
     """softmax(q kᵀ/√d) v. On GPU, and on CPU for long query sequences, the fused kernel; on CPU for short
-    sequences (≤ 25 queries per sample, ≤ 51 keys) explicit matmuls, 10–40 % faster there."""
+    sequences (≤ 25 queries per sample, ≤ 51 keys) explicit matmuls, 10–40 % faster there; in compiled training on
+    one CPU thread (a data-parallel process per core, or OMP_NUM_THREADS=1), broadcast sums (`_attention_sums`),
+    which inductor's threading makes 3x slower on two."""
     if q.is_cuda or q.shape[-2] >= FUSED_MIN_QUERIES:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=causal)
+    if torch.compiler.is_compiling() and torch.is_grad_enabled() and _one_thread():
+        return _attention_sums(q, k, v, dropout, causal)
     scale = q.shape[-1] ** -0.5
     if causal:  # one baddbmm: scale·q kᵀ + (−inf above the diagonal); 20 % faster than scale, matmul, masked_fill
         *batch, n, dh = q.shape
@@ -57,6 +61,26 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, dropout: float,
     if dropout > 0:
         weights = F.dropout(weights, dropout)
     return weights @ v
+
+
+@torch.compiler.assume_constant_result
+def _one_thread() -> bool:
+    """Read once when the graph is traced (calling torch.get_num_threads inside a compiled graph slowed it 1.6x)."""
+    return torch.get_num_threads() == 1
+
+
+def _attention_sums(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, dropout: float, causal: bool) -> torch.Tensor:
+    """The same attention as broadcast products summed over the head dim and the keys (the softmax and the weighted
+    sum in fp32): inductor fuses each sum, and its gradient, into one loop instead of a batched matmul of head-dim-8
+    matrices per (sample, head). paper-manipulation training on one CPU thread: docs/benchmarks.md."""
+    scores = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) * q.shape[-1] ** -0.5  # (…, n, m)
+    if causal:
+        n, m = scores.shape[-2:]
+        scores = scores + torch.full((n, m), float("-inf"), dtype=scores.dtype, device=q.device).triu(1)
+    weights = scores.float().softmax(-1)
+    if dropout > 0:
+        weights = F.dropout(weights, dropout)
+    return (weights.unsqueeze(-1) * v.unsqueeze(-3).float()).sum(-2).to(v.dtype)
 
 
 def _split_heads(x: torch.Tensor, heads: int) -> torch.Tensor:
