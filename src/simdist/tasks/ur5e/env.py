@@ -252,16 +252,17 @@ class UR5eEnv(gym.Env):
         d, m = self.data, self.model
         holder_force = pad_force = 0.0
         wrench = np.zeros(6)
+        part, pads = set(part_geoms.tolist()), set(self.pad_geoms.tolist())  # `in` on an array costs µs
         for i in range(d.ncon):
             contact = d.contact[i]
-            part1, part2 = contact.geom1 in part_geoms, contact.geom2 in part_geoms
+            part1, part2 = contact.geom1 in part, contact.geom2 in part
             if not (part1 or part2):
                 continue
             other = contact.geom2 if part1 else contact.geom1
             mujoco.mj_contactForce(m, d, i, wrench)
             if m.geom_bodyid[other] == holder_body:
                 holder_force += abs(wrench[0])
-            elif other in self.pad_geoms:
+            elif other in pads:
                 pad_force += abs(wrench[0])
         return holder_force, pad_force
 

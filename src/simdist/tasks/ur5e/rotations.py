@@ -23,7 +23,7 @@ def rotvec_to_matrix(rotvec: np.ndarray) -> np.ndarray:
 
 
 def matrix_to_rotvec(rot: np.ndarray) -> np.ndarray:
-    cos_angle = np.clip((np.trace(rot) - 1.0) / 2.0, -1.0, 1.0)
+    cos_angle = min(max((np.trace(rot) - 1.0) / 2.0, -1.0), 1.0)  # np.clip costs µs on a scalar
     angle = float(np.arccos(cos_angle))
     axis_times_sin = 0.5 * np.array([rot[2, 1] - rot[1, 2], rot[0, 2] - rot[2, 0], rot[1, 0] - rot[0, 1]])
     if angle < 1e-6:
