@@ -9,7 +9,7 @@
 #       more chunks: the merged data is rebuilt for the new count, and a new model folder (MODEL) starts from the
 #       weights of INIT_FROM with a fresh schedule; without MODEL the run in DIR/model would resume on the new data.
 #
-# Time on 2 cores: a chunk in about 15 min with 2 workers (one worker alone makes 3.1–3.5 episodes/s); pretraining
+# Time on 2 cores: a chunk in about 12 min with 2 workers (700 s measured on idle cores); pretraining
 # 9 steps/s on one thread, about 6 h. Then pick the checkpoint on `sim` success:
 #   simdist select peg-insertion DIR/model --agent mppi --trials 40 --json
 set -euo pipefail
