@@ -308,3 +308,42 @@ def test_generation_setup_replaces_the_policies_and_notes_reach_the_dataset(tmp_
     for e in episodes:
         expected = 0.25 if e.source_policy == "constant_expert" else -0.25
         assert np.all(e.action == np.float32(expected)) and np.all(e.expert == (e.source_policy == "constant_expert"))
+
+
+def test_episode_value_labels_are_the_critics_value_of_each_steps_state():
+    """Alg. 2 labels an episode in one batch where the critic has `values`; the labels are V^e of each step's own
+    state, as state-by-state calls give, even where the environment reuses its privileged-state buffer."""
+    from simdist.data.generate import GenerationConfig, run_episode
+    from simdist.tasks import get_task
+
+    class ReusedBuffer:  # hands out one array, overwritten in place every step
+        def __init__(self, env):
+            self.env, self.buffer = env, None
+
+        def _shared(self, info):
+            if self.buffer is None:
+                self.buffer = np.array(info["privileged"], np.float64)
+            self.buffer[:] = info["privileged"]
+            return {**info, "privileged": self.buffer}
+
+        def reset(self, **kw):
+            obs, info = self.env.reset(**kw)
+            return obs, self._shared(info)
+
+        def step(self, action):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            return obs, reward, terminated, truncated, self._shared(info)
+
+    class PerState:  # the same critic without `values`
+        def __init__(self, critic):
+            self.value = critic.value
+
+    task = get_task("pendulum")
+    critic, cfg = task.critic(), GenerationConfig(never_noise_prob=1.0)
+    labels = []
+    for c in (critic, PerState(critic)):
+        env = ReusedBuffer(task.make_env("sim", None, seed=0))
+        episode = run_episode(task, env, task.expert(), True, c, cfg, np.random.default_rng(0))
+        labels.append(episode.value)
+    assert len(np.unique(labels[0])) > 1  # the states differ, so a reused buffer would show as one repeated value
+    np.testing.assert_allclose(labels[0], labels[1], rtol=1e-5, atol=1e-5)
