@@ -1,4 +1,4 @@
-"""Scale-out on existing engines: data-parallel pretraining under torchrun (DDP over gloo here) is one run that
+"""Scale-out on existing engines: data-parallel pretraining under torchrun (gloo here) is one run that
 matches a single process at the same global batch, and Alg. 2 generation on Ray writes the episodes local workers
 write."""
 
@@ -94,6 +94,28 @@ def test_two_gloo_processes_train_like_one_process_and_resume_as_one_run(pendulu
 def _initial_weights(data, model_cfg) -> dict:
     torch.manual_seed(_schedule(6).seed)
     return build_model(model_cfg, load_windows(data, model_cfg, torch.device("cpu"))).state_dict()
+
+
+def _average(rank: int, port: int, out) -> None:
+    """Rank r's gradients: `both` = r + 1 on every rank, `one` only on rank 1, `none` on no rank."""
+    import torch.distributed as dist
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD)
+    both, one, none = (torch.nn.Parameter(torch.zeros(3)) for _ in range(3))
+    both.grad = torch.full((3,), rank + 1.0)
+    one.grad = torch.ones(3) * 4 if rank == 1 else None
+    Ranks(rank, WORLD).average_gradients([both, one, none])
+    torch.save({"both": both.grad, "one": one.grad, "none": none.grad}, out / f"grads{rank}.pt")
+    dist.destroy_process_group()
+
+
+def test_gradients_are_averaged_over_the_ranks_and_a_parameter_no_rank_used_keeps_none(tmp_path):
+    mp.start_processes(_average, args=(_free_ports()[0], tmp_path), nprocs=WORLD,
+                       start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    for rank in range(WORLD):
+        grads = torch.load(tmp_path / f"grads{rank}.pt")
+        assert torch.equal(grads["both"], torch.full((3,), 1.5))
+        assert torch.equal(grads["one"], torch.full((3,), 2.0))  # a rank without it counts as zero
+        assert grads["none"] is None  # as in one process: Adam leaves it untouched
 
 
 def test_a_batch_that_does_not_split_over_the_ranks_is_refused():

@@ -1,14 +1,14 @@
-"""Data-parallel pretraining under `torchrun`: one process per device, PyTorch DDP over gloo (CPU) or NCCL (GPU).
+"""Data-parallel pretraining under `torchrun`: one process per device, torch.distributed over gloo (CPU) or NCCL (GPU).
 
 `torchrun --nproc_per_node N -m simdist.cli pretrain …` starts N copies of the command. Each joins the process group
 named by torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT), loads the whole dataset, and
 draws the same global batch as a single process would (the generator seeded by (seed, step)); rank r trains on
-rows r, r + N, r + 2N, … of it. DDP averages the shards' gradients, which is the single-process gradient of the
+rows r, r + N, r + 2N, … of it. One all-reduce averages the shards' gradients, which is the single-process gradient of the
 global batch whenever every shard's loss averages over the same number of windows: simulation pretraining, where
 every window carries every label (with `tail_windows`, or batches mixing labelled and unlabelled windows, each
 shard's mean weighs its own windows, so the step differs slightly from a single process's).
 
-The run is one run: the model and its normaliser are rank 0's (broadcast when DDP wraps the model), only rank 0
+The run is one run: the model and its normaliser are rank 0's (broadcast when the run starts), only rank 0
 validates and writes checkpoints and metrics, and every rank resumes from the same checkpoint, so a run may be
 resumed with another number of processes (or none). Dropout and input noise draw from a generator per rank.
 """
@@ -16,7 +16,6 @@ resumed with another number of processes (or none). Dropout and input noise draw
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 import os
 from collections.abc import Iterator
@@ -25,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel
 
 log = logging.getLogger(__name__)
 
@@ -62,20 +60,32 @@ class Ranks:
         """This rank's rows of a global batch's window ids."""
         return ids[self.rank::self.world]
 
-    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
-        """`model` as DDP sees it (its parameters and buffers, the normaliser's statistics among them, replaced by
-        rank 0's), or `model` itself in a single process. Parameters a loss leaves out (a head whose weight is 0)
-        are allowed. The wrapper hands other attributes (`normalizer`) on to the model."""
+    def start_from_rank0(self, model: torch.nn.Module) -> None:
+        """Give `model` rank 0's parameters and buffers (the normaliser's statistics among them) and this rank its own
+        dropout and noise generator (rank 0 keeps a single process's); nothing in a single process."""
         if self.world == 1:
-            return model
+            return
         for tensor in model.state_dict().values():  # rank 0's weights and normaliser, whatever each rank built
             dist.broadcast(tensor, 0)
-        device = next(model.parameters()).device
-        wrapped = _DataParallel(model, device_ids=[device] if device.type == "cuda" else None,
-                                find_unused_parameters=True, **_NO_BUFFER_SYNC)
-        if self.rank:  # distinct dropout and noise draws per rank (rank 0 keeps a single process's generator)
+        if self.rank:
             torch.manual_seed(int(np.random.SeedSequence([torch.initial_seed(), self.rank]).generate_state(1)[0]))
-        return wrapped
+
+    def average_gradients(self, params: list[torch.nn.Parameter]) -> None:
+        """Average the gradients over the ranks with one all-reduce of all of them flattened. The compiled backward
+        hands every gradient over at once, so DDP's bucketed overlap had nothing to overlap, and its graph splitting
+        made a step 9 % slower (docs/benchmarks.md). A parameter that has a gradient on some rank only counts as zero
+        on the others; one that has none on any rank (a head whose loss weight is 0) keeps none, as in one process."""
+        if self.world == 1:
+            return
+        grads = [p.grad.reshape(-1) if p.grad is not None else p.new_zeros(p.numel()) for p in params]
+        used = torch.tensor([p.grad is not None for p in params], dtype=grads[0].dtype, device=grads[0].device)
+        flat = torch.cat((*grads, used))
+        dist.all_reduce(flat)
+        flat /= self.world
+        n = len(params)
+        for p, g, has in zip(params, flat[:-n].split([p.numel() for p in params]), flat[-n:].gt(0).tolist()):
+            if has:
+                p.grad = g.view_as(p)
 
     def mean(self, logs: dict[str, float]) -> dict[str, float]:
         """Every rank's logged loss terms averaged over the ranks: the global batch's (called on every rank)."""
@@ -92,20 +102,6 @@ class Ranks:
 
 
 SINGLE = Ranks()
-# The buffers (the normaliser's statistics) never change in training: broadcast once, not before every forward.
-_NO_BUFFER_SYNC = ({"forward_sync_buffers": False}
-                   if "forward_sync_buffers" in inspect.signature(DistributedDataParallel).parameters
-                   else {"broadcast_buffers": False})
-
-
-class _DataParallel(DistributedDataParallel):
-    def __getattr__(self, name: str):
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            return getattr(self.module, name)
-
-
 def _collective_device() -> torch.device:
     return torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
 

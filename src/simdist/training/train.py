@@ -122,7 +122,7 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
     ranks.check_batch(batch_size)
     if ranks.main:
         out_dir.mkdir(parents=True, exist_ok=True)
-    forward_model = ranks.wrap(model)  # a DDP wrapper shares the parameters (rank 0's); saves use `model`
+    ranks.start_from_rank0(model)
     device = next(model.parameters()).device
     optimizer = adam(params, lr, device)
     # bf16 autocast: on a GPU with `amp`, on a CPU with bf16 matrix units per `cpu_bf16` (simdist.precision)
@@ -144,9 +144,7 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
             ema.n_averaged.fill_(max(start, 1))
         log.info("resuming from step %d in %s", start, out_dir)
     deployed = ema.module if ema else model  # what is validated, saved as the model and kept
-    if cfg.compile:
-        log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", cfg.compile_mode)
-        forward_model = compile_model(forward_model, cfg.compile_mode)
+    forward_model = compile_model(model, cfg.compile_mode) if cfg.compile else model
     metrics_path = out_dir / "metrics.jsonl"
     model.train()
     train_logs: dict[str, float] = {}
@@ -182,6 +180,7 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
                 train_logs = {**train_logs, name: value, "total": train_logs["total"] + float(term.detach())}
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        ranks.average_gradients(params)
         if cfg.grad_clip:
             torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
         optimizer.step()
@@ -219,6 +218,7 @@ def compile_model(model: torch.nn.Module, mode: str) -> torch.nn.Module:
     """torch.compile with `mode`; an unknown mode is a ValueError naming the valid ones, before any step. On a CPU,
     in the default mode, the compiled graph draws its dropout masks with PyTorch's own generator (inductor's
     `fallback_random`): inductor's per-element one cost 10 % of a paper-manipulation step (docs/benchmarks.md)."""
+    log.info("compiling the training forward, mode %s (one-off, about 2 min on 2 CPU cores)", mode)
     try:
         on_cpu = all(p.device.type == "cpu" for p in model.parameters())
         if mode == "default" and on_cpu:  # torch.compile takes a mode or options, not both
