@@ -9,21 +9,24 @@
 #       more chunks: the merged data is rebuilt for the new count, and a new model folder (MODEL) starts from the
 #       weights of INIT_FROM with a fresh schedule; without MODEL the run in DIR/model would resume on the new data.
 #
-# Time on 2 cores: a chunk in about 12 min with 2 workers (700 s measured on idle cores); pretraining
-# 9 steps/s on one thread, about 6 h. Then pick the checkpoint on `sim` success:
+# Time on 2 cores: a chunk in 12-20 min with 2 workers (700 s on an idle Intel VM, 4.1 episodes/s on an AMD one);
+# pretraining 9 steps/s on one thread, about 6 h. On a machine with more cores, WORKERS=N generates with N workers
+# (other episodes than 2 workers give, so keep N for a run); pretraining takes the GPU where PyTorch sees one
+# (docs/scale.md). Then pick the checkpoint on `sim` success:
 #   simdist select peg-insertion DIR/model --agent mppi --trials 40 --json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-runs/peg_paper}
 CHUNKS=${2:-4}
+WORKERS=${WORKERS:-2}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$DIR"
 for k in $(seq 0 $((CHUNKS - 1))); do
   chunk=$DIR/chunk_$(printf %02d "$k")
   [ -f "$chunk/DONE" ] && continue
   rm -rf "$chunk"
-  simdist generate peg-insertion --episodes 5000 --workers 2 --seed $((1000 + k)) --out "$chunk" --json --quiet \
-    > "$chunk.log" 2>&1
+  simdist generate peg-insertion --episodes 5000 --workers "$WORKERS" --seed $((1000 + k)) --out "$chunk" \
+    --json --quiet > "$chunk.log" 2>&1
   touch "$chunk/DONE"
 done
 if [ "$(cat "$DIR/data/MERGED" 2>/dev/null)" != "$CHUNKS" ]; then  # the marker holds the chunk count
