@@ -3,8 +3,8 @@
 `torchrun --nproc_per_node N -m simdist.cli pretrain …` starts N copies of the command. Each joins the process group
 named by torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT), loads the whole dataset, and
 draws the same global batch as a single process would (the generator seeded by (seed, step)); rank r trains on
-rows r, r + N, r + 2N, … of it. One all-reduce averages the shards' gradients, which is the single-process gradient of the
-global batch whenever every shard's loss averages over the same number of windows: simulation pretraining, where
+rows r, r + N, r + 2N, … of it. One all-reduce averages the shards' gradients, which is the single-process gradient
+of the global batch whenever every shard's loss averages over the same number of windows: simulation pretraining, where
 every window carries every label (with `tail_windows`, or batches mixing labelled and unlabelled windows, each
 shard's mean weighs its own windows, so the step differs slightly from a single process's).
 
@@ -102,6 +102,8 @@ class Ranks:
 
 
 SINGLE = Ranks()
+
+
 def _collective_device() -> torch.device:
     return torch.device("cuda", torch.cuda.current_device()) if dist.get_backend() == "nccl" else torch.device("cpu")
 
