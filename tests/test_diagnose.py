@@ -5,6 +5,7 @@ import copy
 import itertools
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,3 +100,49 @@ def test_diagnose_cli_writes_json_and_plot(pretrained, pendulum_data, tmp_path, 
     assert printed["loser"] == written["loser"] and written["verdict"]
     assert len(written["latent_error_by_horizon"]) == 5 and written["probes"]["value_error_data_states"] >= 0
     assert (out / "diagnosis.png").stat().st_size > 0
+
+
+def _played_near_the_end(env, steps_before_end: int, action: float):
+    for _ in range(env_steps(env) - steps_before_end):
+        env.step(np.full(env.action_space.shape, action))
+
+
+def env_steps(env) -> int:
+    return getattr(env, "episode_steps", None) or env.spec_.episode_steps
+
+
+@pytest.mark.parametrize("steps_before_end", [40, 3])  # inside the episode, and truncated inside the horizon
+def test_batched_simulator_rollouts_equal_stepped_copies(steps_before_end):
+    """The pendulum's native-thread rollouts (latency queue, sensor noise, truncation) give what stepping a copy
+    of the env once per sequence gives."""
+    from simdist.planning.simulator import stepped_rollouts
+
+    task = get_task("pendulum")
+    env = task.make_env("real", seed=5)
+    env.reset(seed=5)
+    _played_near_the_end(env, steps_before_end, 0.3)
+    actions = np.random.default_rng(1).uniform(-1.2, 1.2, (6, 5, 1)).astype(np.float32)
+    fast, slow = simulator_rollouts(env, task.critic(), actions), stepped_rollouts(env, task.critic(), actions)
+    np.testing.assert_allclose(fast.obs["proprio"], slow.obs["proprio"], atol=1e-5)
+    np.testing.assert_allclose(fast.rewards, slow.rewards, atol=1e-6)
+    np.testing.assert_allclose(fast.terminal_value, slow.terminal_value, atol=1e-4)
+    assert np.array_equal(fast.ended, slow.ended) and fast.ended.all() == (steps_before_end < 5)
+
+
+def test_batched_gymnasium_rollouts_equal_stepped_copies(monkeypatch, fresh_registry):
+    pytest.importorskip("gymnasium.envs.mujoco")
+    from simdist.planning.simulator import stepped_rollouts
+    from simdist.tasks import registry
+
+    monkeypatch.setenv(registry.MODULES_ENV, str(Path(__file__).resolve().parents[1] / "examples" /
+                                                 "inverted_pendulum" / "task.py"))
+    task = registry.get_task("inverted-pendulum")
+    env = task.make_env("real", seed=2)  # one control step of latency
+    env.reset(seed=2)
+    for _ in range(4):
+        env.step(np.array([0.5]))
+    actions = np.random.default_rng(2).uniform(-3.5, 3.5, (5, 4, 1)).astype(np.float32)
+    fast, slow = simulator_rollouts(env, task.critic(), actions), stepped_rollouts(env, task.critic(), actions)
+    np.testing.assert_allclose(fast.obs["proprio"], slow.obs["proprio"], atol=1e-5)
+    np.testing.assert_allclose(fast.rewards, slow.rewards, atol=1e-6)
+    np.testing.assert_allclose(fast.terminal_value, slow.terminal_value, atol=1e-4)

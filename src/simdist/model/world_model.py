@@ -313,17 +313,31 @@ class WorldModel(nn.Module):
             zhat = self.latents_n(ctx.dynamics_kv, actions_n)
             rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
             return rewards + value_weight * discount ** actions_n.shape[1] * terminal
+        returns = self._member_returns_n(ctx, actions_n, discount, value_weight, reference_n)
+        return returns[0, :actions_n.shape[0]] - uncertainty_weight * _spread(returns, reference_n is not None)
+
+    @torch.no_grad()
+    def return_spread_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
+                        value_weight: float = 1.0, reference_n: torch.Tensor | None = None) -> torch.Tensor:
+        """The spread that `plan_returns_n` multiplies by κ: over the paper's dynamics and the members, of each
+        candidate's return gain over `reference_n` (or of its return without one); zeros without members. What a
+        planner scoring candidates some other way (the simulator, `simdist diagnose`) subtracts to keep the same
+        objective."""
+        if not self.cfg.dynamics_ensemble:
+            return torch.zeros(actions_n.shape[0], device=actions_n.device)
+        return _spread(self._member_returns_n(ctx, actions_n, discount, value_weight, reference_n),
+                       reference_n is not None)
+
+    def _member_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float, value_weight: float,
+                          reference_n: torch.Tensor | None) -> torch.Tensor:
+        """(K + 1, N [+ 1]) returns under the paper's dynamics (row 0) and each member; the reference last."""
         if reference_n is not None:  # scored in the same batch as the candidates
             actions_n = torch.cat((actions_n, reference_n[None]))
         zhat = self.latents_n(ctx.dynamics_kv, actions_n)
         K, N = self.cfg.dynamics_ensemble, actions_n.shape[0]
         every = torch.cat((zhat[None], self.member_latents_n(ctx.member_kv, actions_n))).flatten(0, 1)
         rewards, terminal = self.return_parts_n(ctx, every, actions_n.repeat(K + 1, 1, 1), discount)
-        returns = (rewards + value_weight * discount ** actions_n.shape[1] * terminal).view(K + 1, N)
-        if reference_n is None:
-            return returns[0] - uncertainty_weight * returns.std(0)
-        gains = returns[:, :-1] - returns[:, -1:]
-        return returns[0, :-1] - uncertainty_weight * gains.std(0)
+        return (rewards + value_weight * discount ** actions_n.shape[1] * terminal).view(K + 1, N)
 
     def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
                        discount: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -342,3 +356,10 @@ class WorldModel(nn.Module):
         if "step" in self.policy:
             chunk = torch.cat((self.step_policy_n(ctx.z, ctx.command_n).unsqueeze(1), chunk[:, 1:]), dim=1)
         return chunk
+
+
+def _spread(returns: torch.Tensor, has_reference: bool) -> torch.Tensor:
+    """Std over models of each candidate's gain over the reference (the last column), or of its return."""
+    if not has_reference:
+        return returns.std(0)
+    return (returns[:, :-1] - returns[:, -1:]).std(0)

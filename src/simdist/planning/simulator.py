@@ -23,6 +23,7 @@ from simdist.planning.mppi import MPPIPlanner
 from simdist.config import replace
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import COMMAND_KEY
+from simdist.tasks.sequences import Sequences
 
 SCORES = ("learned", "true")
 
@@ -78,7 +79,17 @@ class Rollouts:
 
 def simulator_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
     """Play each of `actions` (N, T, A; raw units) from a copy of `env`'s current state. A sequence whose episode
-    ends early repeats its last observation and earns no further reward or terminal value."""
+    ends early repeats its last observation and earns no further reward or terminal value. Envs that offer
+    `simulate_sequences` (simdist.tasks.sequences) play all of them at once in native threads."""
+    batched = getattr(env, "simulate_sequences", None)
+    played = batched(actions) if batched is not None else None
+    if played is not None:
+        return _masked(played, critic)
+    return stepped_rollouts(env, critic, actions)
+
+
+def stepped_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
+    """`simulator_rollouts` for any env: each sequence stepped in its own copy of `env`."""
     copier = _Copier(simulator_copy(env))
     N, T = actions.shape[:2]
     obs_seq: dict[str, list] = {}
@@ -100,6 +111,22 @@ def simulator_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
         for group in seq[0]:
             obs_seq.setdefault(group, []).append(np.stack([o[group] for o in seq]))
     return Rollouts({g: np.stack(v).astype(np.float32) for g, v in obs_seq.items()}, rewards, terminal, ended)
+
+
+def _masked(played: Sequences, critic) -> Rollouts:
+    """`Sequences` as `Rollouts`: cut where the episode is truncated inside the horizon (the env never terminates
+    early), as a copy of the env stepped one sequence at a time would be."""
+    N, T = played.dense_reward.shape
+    obs, rewards = {g: v.astype(np.float32) for g, v in played.obs.items()}, played.dense_reward.astype(float)
+    if played.steps_left >= T:
+        values = critic.values(played.privileged) if hasattr(critic, "values") else None
+        terminal = np.asarray(values if values is not None else [critic.value(p) for p in played.privileged], float)
+        return Rollouts(obs, rewards, terminal, np.zeros(N, bool))
+    last = max(played.steps_left, 1) - 1  # the truncating step: its reward counts, nothing after it
+    rewards[:, last + 1:] = 0.0
+    for v in obs.values():
+        v[:, last + 1:] = v[:, last:last + 1]
+    return Rollouts(obs, rewards, np.zeros(N), np.ones(N, bool))
 
 
 @torch.no_grad()
@@ -125,6 +152,17 @@ class SimulatorMPPIPlanner(MPPIPlanner):
         self.critic, self.score, self.env = critic, score, None
 
     def _returns(self, ctx: PlanningContext, candidates: torch.Tensor, policy_chunk: torch.Tensor) -> torch.Tensor:
+        """The learned planner's objective with only the return estimate swapped: the same ensemble pessimism
+        around the same BC reference (and, in `_iteration`, the same prior), so that `diagnose` compares one part."""
+        estimate = self._estimate(ctx, candidates)
+        kappa = self.cfg.pessimism
+        if not (kappa and self.model.cfg.dynamics_ensemble):
+            return estimate
+        spread = self.model.return_spread_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight, policy_chunk)
+        return estimate - kappa * spread
+
+    def _estimate(self, ctx: PlanningContext, candidates: torch.Tensor) -> torch.Tensor:
+        """Each candidate's return from its simulator rollout: true, or the learned heads on true observations."""
         actions = self.model.normalizer.denormalize(ACTION, candidates)
         if self.low is not None:
             actions = torch.maximum(torch.minimum(actions, self.high), self.low)
@@ -147,4 +185,4 @@ class SimulatorMPPIAgent(MPPIAgent):
 
 
 __all__ = ["SCORES", "Rollouts", "SimulatorMPPIAgent", "SimulatorMPPIPlanner", "learned_return_parts",
-           "simulator_copy", "simulator_rollouts"]
+           "simulator_copy", "simulator_rollouts", "stepped_rollouts"]

@@ -4,6 +4,7 @@ latency as a queue of control steps, and no early termination."""
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from typing import Any
 
@@ -13,6 +14,7 @@ import numpy as np
 
 from simdist.tasks.base import check_domain
 from simdist.tasks.gymnasium.spec import GymTaskSpec, PrivilegedLayout
+from simdist.tasks.sequences import Sequences, play_controls, queued_then, set_state
 
 
 def make_gym_env(env_id: str, **kwargs) -> gym.Env:
@@ -78,6 +80,19 @@ class GymAdapterEnv(gym.Env):
         self._factors = physics_factors(spec, self.nominal, physics, None)
         write_physics(spec, self.model, self.nominal, self._factors)  # the domain's model even before a reset
 
+    def __deepcopy__(self, memo: dict) -> GymAdapterEnv:
+        """A copy in the same state under the same physics. Gymnasium's envs deep-copy by re-running their
+        constructor (EzPickle), which would give the copy a fresh model (nominal physics) at its initial state."""
+        clone = copy.copy(self)
+        memo[id(self)] = clone
+        clone.env = copy.copy(self.env)
+        clone.model = clone.env.model = copy.deepcopy(self.model, memo)
+        clone.data = clone.env.data = copy.deepcopy(self.data, memo)
+        clone._rng, clone.nominal = copy.deepcopy(self._rng, memo), copy.deepcopy(self.nominal, memo)
+        if hasattr(self, "_pending"):
+            clone._pending = copy.deepcopy(self._pending, memo)
+        return clone
+
     def _gym_obs(self) -> np.ndarray:
         return np.asarray(self.env._get_obs(), np.float64)
 
@@ -142,6 +157,39 @@ class GymAdapterEnv(gym.Env):
         else:  # the robot reports success only
             reward = 1.0 if first_success else 0.0
         return self._obs(), reward, False, self._t >= self.spec_.episode_steps, info
+
+    def simulate_sequences(self, actions: np.ndarray) -> Sequences | None:
+        """`actions` (N, T, A) played open loop from the current state in native threads (Gymnasium's MuJoCo envs
+        hold each action as `ctrl` for `frame_skip` physics steps): what stepping a copy of this env would give,
+        sensor noise included; this env is left unchanged. None where the task has no `dense_reward` of its own
+        (Gymnasium's reward needs its step)."""
+        if self.spec_.dense_reward is None:
+            return None
+        space = self.action_space
+        a = np.clip(np.asarray(actions, np.float64), space.low, space.high)
+        N, T = a.shape[:2]
+        frames = self.env.frame_skip
+        states = play_controls(self.model, self.data, np.repeat(queued_then(list(self._pending), a), frames, axis=1))
+        scratch = copy.copy(self)  # the same model and spec, its own MjData and noise stream
+        scratch.env = copy.copy(self.env)
+        scratch.data = scratch.env.data = mujoco.MjData(self.model)
+        scratch._rng = copy.deepcopy(self._rng)
+        obs = {k: np.empty((T, N, *v.shape), np.float32) for k, v in self.observation_space.spaces.items()}
+        reward, last = np.empty((T, N)), []
+        for k in range(T):
+            std = self.physics.obs_noise_std  # one draw per step, shared by every sequence (as a copy's stream)
+            groups = self._groups(np.zeros_like(self._gym_obs()))
+            noise = {g: scratch._rng.normal(0.0, std, v.shape).astype(np.float32) if std else 0.0
+                     for g, v in groups.items()}
+            for n in range(N):
+                set_state(self.model, scratch.data, states[n, (k + 1) * frames - 1])
+                for g, v in scratch._groups(scratch._gym_obs()).items():
+                    obs[g][k, n] = v + noise[g]
+                reward[k, n] = self.spec_.dense_reward(scratch.named_state(), a[n, k])
+                if k == T - 1:
+                    last.append(scratch.oracle_privileged_state())
+        return Sequences(obs={g: np.swapaxes(v, 0, 1) for g, v in obs.items()}, dense_reward=reward.T,
+                         privileged=np.stack(last), steps_left=self.spec_.episode_steps - self._t)
 
 
 def gym_initial_condition(env: gym.Env, seed: int) -> dict[str, list[float]]:

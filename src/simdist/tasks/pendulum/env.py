@@ -14,6 +14,7 @@ success (per step)    = |θ| < UPRIGHT_RAD and |θ̇| < UPRIGHT_RATE; the episod
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 
 import gymnasium as gym
@@ -22,6 +23,7 @@ import numpy as np
 
 from simdist.tasks.base import check_domain
 from simdist.tasks.pendulum.physics import PendulumPhysics
+from simdist.tasks.sequences import Sequences, play_controls, queued_then
 
 UPRIGHT_RAD = 0.3
 UPRIGHT_RATE = 1.5
@@ -130,6 +132,24 @@ class PendulumEnv(gym.Env):
         self._t = 0
         self._solved = False
         return self._obs(), self._info()
+
+    def simulate_sequences(self, actions: np.ndarray) -> Sequences:
+        """`actions` (N, T, 1) played open loop from the current state in native threads: what stepping a copy of
+        this env would give (its latency queue and sensor-noise stream included), left unchanged."""
+        u = np.clip(np.asarray(actions, np.float64)[..., 0], -1.0, 1.0)  # (N, T)
+        S, T = self.substeps, u.shape[1]
+        controls = queued_then([np.array([q]) for q in self._queue], np.repeat(u, S, axis=1)[..., None])
+        states = play_controls(self.model, self.data, controls)[:, S - 1::S]  # after each control step
+        theta, theta_dot = (states[..., 1] + np.pi) % (2 * np.pi) - np.pi, states[..., 2]  # one hinge: qpos, qvel
+        rng = copy.deepcopy(self._rng)
+        noise = np.stack([rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32) for _ in range(T)])
+        clean = np.stack((np.cos(theta), np.sin(theta), theta_dot), axis=-1).astype(np.float32)
+        p = self.physics
+        last = np.stack([theta[:, -1], theta_dot[:, -1]] + [np.full(len(u), v) for v in
+                                                              (self.mass, p.length, self.damping, self.max_torque)], 1)
+        return Sequences(obs={"proprio": clean + noise},
+                         dense_reward=0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2,
+                         privileged=last.astype(np.float32), steps_left=self.episode_steps - self._t)
 
     def step(self, action):
         a = np.asarray(action, dtype=np.float64).reshape(-1)
