@@ -100,6 +100,10 @@ def test_diagnose_cli_writes_json_and_plot(pretrained, pendulum_data, tmp_path, 
     assert printed["loser"] == written["loser"] and written["verdict"]
     assert len(written["latent_error_by_horizon"]) == 5 and written["probes"]["value_error_data_states"] >= 0
     assert (out / "diagnosis.png").stat().st_size > 0
+    finished = [json.loads(line) for line in (out / "agents.jsonl").read_text().splitlines()]
+    assert [r["agent"] for r in finished] == ["head", "mppi", "mppi_true_dynamics", "mppi_true_model"]
+    assert finished[1]["success_rate"] == written["agents"]["mppi"]["success_rate"]
+    assert "end_distance_to_data" in written["probes"] and written["probes"]["value_error_further_half"] >= 0
 
 
 def _played_near_the_end(env, steps_before_end: int, action: float):
@@ -146,3 +150,55 @@ def test_batched_gymnasium_rollouts_equal_stepped_copies(monkeypatch, fresh_regi
     np.testing.assert_allclose(fast.obs["proprio"], slow.obs["proprio"], atol=1e-5)
     np.testing.assert_allclose(fast.rewards, slow.rewards, atol=1e-6)
     np.testing.assert_allclose(fast.terminal_value, slow.terminal_value, atol=1e-4)
+
+
+def test_simulator_planner_keeps_the_learned_objective_but_the_estimate(tiny_cfg):
+    """Every agent `diagnose` compares scores candidates as the learned planner does except for the part swapped:
+    given the model's own return estimate, the simulator planner's objective (ensemble pessimism around the BC
+    chunk, prior penalty) equals the learned planner's. Fails if either objective drifts from the other."""
+    from simdist.config import replace
+    from simdist.model.world_model import ModelSpec, WorldModel
+    from simdist.planning.mppi import MPPIPlanner, prior_penalty
+    from simdist.planning.simulator import SimulatorMPPIPlanner
+
+    torch.manual_seed(0)
+    spec = ModelSpec({"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,))
+    model = WorldModel(replace(tiny_cfg, dynamics_ensemble=3), spec).eval()
+    cfg = MPPIConfig(samples=16, policy_samples=4, iterations=1, elites=4, uncertainty_weight=0.7, prior_weight=3.0)
+    H = model.cfg.history
+    ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 1))
+    learned, simulated = MPPIPlanner(model, cfg), SimulatorMPPIPlanner(model, cfg, critic=None, score="true")
+    simulated._estimate = lambda c, cands: model.plan_returns_n(c, cands, cfg.discount, cfg.value_weight)
+    chunk = model.plan_policy_n(ctx)[0]
+    cands = torch.randn(8, model.cfg.horizon, 1)
+    objective = lambda planner: planner._returns(ctx, cands, chunk) - prior_penalty(cands, chunk, cfg)
+    assert not torch.allclose(model.plan_returns_n(ctx, cands, cfg.discount), learned._returns(ctx, cands, chunk))
+    torch.testing.assert_close(objective(simulated), objective(learned), atol=1e-5, rtol=1e-5)
+
+
+def test_sim_physics_critic_reads_the_gap_at_sim_values():
+    """The pendulum's `real` motor is outside `sim`'s range: that entry (and no state entry) is put back."""
+    from simdist.planning.simulator import SimPhysicsCritic
+
+    task = get_task("pendulum")
+    ic = task.initial_conditions("default", 1, seed=0)[0]
+    critic = SimPhysicsCritic(task.critic(), task, None, ic, resets=8)
+    assert not critic.gap[:2].any() and critic.gap[5]  # θ, θ̇ untouched; max torque at its sim mean
+    env = task.make_env("real", seed=0)
+    env.reset(seed=0, options={"initial_condition": ic})
+    real_state = env.oracle_privileged_state()
+    as_sim = real_state.copy()
+    as_sim[critic.gap] = critic.nominal[critic.gap]
+    assert critic.value(real_state) == pytest.approx(task.critic().value(as_sim))
+    assert critic.values(real_state[None])[0] == pytest.approx(critic.value(real_state), abs=1e-5)
+
+
+def test_latent_coverage_is_in_units_of_the_data(pretrained, pendulum_data):
+    from simdist.data.episodes import load_episodes
+    from simdist.eval.coverage import LatentCoverage
+
+    model = load_model(pretrained)
+    coverage = LatentCoverage(model, load_episodes(pendulum_data)[1], samples=256)
+    assert np.allclose(coverage.distance(coverage.latents[:8]), 0.0)
+    far = coverage.latents[:8] + 100 * coverage.unit
+    assert (coverage.distance(far) > 50).all()

@@ -329,3 +329,25 @@ def test_gate_keeps_the_bc_chunk_unless_the_predicted_gain_exceeds_the_models_re
             np.testing.assert_allclose(result.mean.numpy(), 1.0, atol=0.1)
     model.return_error.fill_(2.0 * gain)
     assert MPPIPlanner(model, replace(cfg, gate_weight=0.0)).plan(ctx).gated is False
+
+
+def test_scaled_weights_are_the_same_on_every_reward_scale():
+    """With `weights="scaled"` the elites' weights depend on returns only in units of their own spread (or the model's
+    return error, when larger): multiplying every return by 1,000 leaves the refit unchanged; raw weights do not."""
+    gen = torch.Generator().manual_seed(0)
+    candidates = torch.randn(40, 5, 2, generator=gen)
+    returns = torch.randn(40, generator=gen)
+    scaled = MPPIConfig(samples=40, policy_samples=0, elites=10, temperature=1.0, weights="scaled")
+    raw = MPPIConfig(samples=40, policy_samples=0, elites=10, temperature=1.0)
+    for cfg, same in ((scaled, True), (raw, False)):
+        small, large = refit(candidates, returns, cfg)[0], refit(candidates, 1000 * returns, cfg)[0]
+        assert torch.allclose(small, large, atol=1e-5) == same
+    # a return error far above the elites' spread: they cannot be told apart, so they are averaged nearly evenly
+    uniform = candidates[torch.topk(returns, 10).indices].mean(0)
+    assert torch.allclose(refit(candidates, returns, scaled, return_error=1e4)[0], uniform, atol=1e-3)
+    assert not torch.allclose(refit(candidates, returns, scaled)[0], uniform, atol=1e-3)
+
+
+def test_unknown_weights_name_the_valid_ones():
+    with pytest.raises(ValueError, match=r"raw.*scaled"):
+        MPPIConfig(weights="softmax")

@@ -201,7 +201,11 @@ def cmd_diagnose(args) -> dict:
     data = load_episodes(args.data)[1] if args.data else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    result = diagnose(task, model, mppi, cfg, physics=args.physics, data=data, progress=not args.quiet)
+    finished = out / "agents.jsonl"  # each agent's result as it finishes: an interrupted diagnosis keeps them
+    finished.unlink(missing_ok=True)
+    record = lambda name, res: finished.open("a").write(json.dumps({"agent": name, **res}) + "\n")
+    result = diagnose(task, model, mppi, cfg, physics=args.physics, data=data, progress=not args.quiet,
+                      on_agent=record)
     result.update(checkpoint=str(args.checkpoint), inputs=run_inputs(args.physics, mppi))
     atomic_write_text(out / "diagnosis.json", json.dumps(result, indent=2))
     plot_diagnosis(result, out / "diagnosis.png")

@@ -6,7 +6,14 @@ On the same initial conditions and episode seeds it runs four agents:
   mppi_true_dynamics the same planner with the simulator as dynamics, scored by the learned reward and value
                      heads on the encoded true observations;
   mppi_true_model    the same planner scored by the true return (dense reward + expert critic): only the search
-                     can lose.
+                     can lose;
+  mppi_true_model_sim_critic
+                     in `real` only: the true return with the critic read at `sim` physics (the gap's entries of
+                     the privileged state at their `sim` means), the best a frozen value head trained in `sim` could
+                     know. Where only the `real` critic wins, the gap asks of the value what the method does not.
+Every simulator agent keeps the learned planner's objective except the part swapped (ensemble pessimism around
+the BC chunk, the prior). The candidates' predicted end latents are measured against the encoded `--data` states
+(eval.coverage): how far the search leaves the data, and how that tracks the value head's error.
 While `mppi` runs, a sample of its plans is probed open loop: the first iteration's candidate set is rolled out in
 the simulator and the predicted return R̂ = Σγ^k r̂ + γ^T v̂ is compared with the true one (Spearman ρ). Each of the
 three parts (dynamics: heads read on predicted vs encoded true latents; reward; value) can be swapped for the
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import matplotlib
@@ -27,19 +35,21 @@ import torch
 
 from simdist.data.episodes import DatasetInfo, Episode
 from simdist.data.windows import WindowDataset
+from simdist.eval.coverage import LatentCoverage
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout
 from simdist.model.world_model import ACTION, COMMAND, VALUE, PlanningContext, WorldModel
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import PlanResult
 from simdist.planning.settings import MPPIConfig
-from simdist.planning.simulator import SimulatorMPPIAgent, learned_return_parts, simulator_rollouts
+from simdist.planning.simulator import (SimPhysicsCritic, SimulatorMPPIAgent, learned_return_parts,
+                                       simulator_rollouts)
 from simdist.tasks.base import check_domain, default_grid
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the headless backend)
 
-AGENTS = ("head", "mppi", "mppi_true_dynamics", "mppi_true_model")
+AGENTS = ("head", "mppi", "mppi_true_dynamics", "mppi_true_model", "mppi_true_model_sim_critic")
 PARTS = ("dynamics", "reward", "value", "search")
 SMALL_SHARE = 0.15  # a part worth less than this much of Spearman ρ barely reorders the candidates
 
@@ -76,7 +86,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 @torch.no_grad()
 def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, critic, plan: PlanResult,
-               generator: torch.Generator) -> dict[str, float]:
+               generator: torch.Generator, coverage: LatentCoverage | None = None) -> dict[str, float]:
     """Open-loop check of one plan: MPPI's first-iteration candidates (around the BC chunk), the plan and the
     chunk, ranked by the learned model and by the simulator."""
     head = model.plan_policy_n(ctx)[0]
@@ -90,7 +100,8 @@ def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, c
     if low is not None:
         cands = torch.maximum(torch.minimum(cands, high), low)
     g, gT = mppi.discount, mppi.discount ** T
-    pred_r, pred_v = model.return_parts_n(ctx, model.latents_n(ctx.dynamics_kv, cands), cands, g)
+    zhat = model.latents_n(ctx.dynamics_kv, cands)
+    pred_r, pred_v = model.return_parts_n(ctx, zhat, cands, g)
     rollouts = simulator_rollouts(env, critic, norm.denormalize(ACTION, cands).cpu().numpy())
     true_r = rollouts.rewards @ (g ** np.arange(T))
     true_v, true_R = rollouts.terminal_value, rollouts.true_returns(g)
@@ -103,7 +114,7 @@ def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, c
         v = true_v if val else (lv if dyn else pred_v)
         rho[swapped] = spearman(r + gT * v, true_R)
     shares = shapley(rho)
-    return {
+    return {**(_coverage_probe(coverage, zhat[:, -1], np.abs(pred_v - true_v)) if coverage else {}),
         "rho_learned_model": rho[(False, False, False)],
         "rho_true_dynamics": rho[(True, False, False)],
         "rho_value": spearman(lv, true_v),
@@ -115,6 +126,18 @@ def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, c
         "value_error_true_end": float(np.abs(lv - true_v).mean()),
         "reward_error_true_states": float(np.abs(lr - true_r).mean()),
     }
+
+
+def _coverage_probe(coverage: LatentCoverage, end_latents: torch.Tensor, value_error: np.ndarray) -> dict:
+    """How far the candidates' (and the plan's and the head's: the last two) predicted end states lie from the
+    data, and how that tracks the value head's error there (Spearman ρ; > 0: further off the data, wronger)."""
+    distance = coverage.distance(end_latents)
+    near = distance <= np.median(distance)
+    return {"end_distance_to_data": float(distance[:-2].mean()), "plan_end_distance_to_data": float(distance[-2]),
+            "head_end_distance_to_data": float(distance[-1]),
+            "rho_distance_value_error": spearman(distance, value_error),
+            "value_error_nearer_half": float(value_error[near].mean()),
+            "value_error_further_half": float(value_error[~near].mean()) if (~near).any() else float("nan")}
 
 
 def shapley(value: dict[tuple[bool, ...], float]) -> list[float]:
@@ -137,9 +160,10 @@ class ProbingMPPIAgent(MPPIAgent):
     """The task's MPPIAgent; records how far each executed action is from the BC head's and probes some plans.
     Probes draw from their own generator, so the episodes are those of an unprobed MPPIAgent."""
 
-    def __init__(self, model: WorldModel, mppi: MPPIConfig, env, critic, probe_steps: set[int], probe_episodes: int):
+    def __init__(self, model: WorldModel, mppi: MPPIConfig, env, critic, probe_steps: set[int], probe_episodes: int,
+                 coverage: LatentCoverage | None = None):
         super().__init__(model, mppi)
-        self.env, self.critic, self.mppi = env, critic, mppi
+        self.env, self.critic, self.mppi, self.coverage = env, critic, mppi, coverage
         self.probe_steps, self.probe_episodes = probe_steps, probe_episodes
         self.generator = torch.Generator(device=self.device).manual_seed(mppi.seed + 1)
         self.episode, self.step = -1, 0
@@ -155,7 +179,8 @@ class ProbingMPPIAgent(MPPIAgent):
         head = self.model.plan_policy_n(ctx)[0]
         self.distances.append(float((plan.mean[0] - head[0]).pow(2).mean().sqrt()))
         if self.episode < self.probe_episodes and self.step in self.probe_steps:
-            self.probes.append(probe_plan(self.model, self.mppi, ctx, self.env, self.critic, plan, self.generator))
+            self.probes.append(probe_plan(self.model, self.mppi, ctx, self.env, self.critic, plan, self.generator,
+                                          self.coverage))
         self.step += 1
 
 
@@ -221,26 +246,35 @@ def summarise_probes(probes: list[dict[str, float]]) -> dict[str, float]:
 
 
 def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, physics=None,
-             data: list[Episode] | None = None, progress: bool = False) -> dict:
-    """Run the four agents on the same trials, probe `mppi`'s plans, and name the part that loses."""
+             data: list[Episode] | None = None, progress: bool = False,
+             on_agent: Callable[[str, dict], None] | None = None) -> dict:
+    """Run the agents on the same trials, probe `mppi`'s plans, and name the part that loses. `on_agent(name,
+    result)` is called as each agent finishes, so an interrupted diagnosis keeps what it measured."""
     grid = cfg.grid or default_grid(task)
     ics = task.initial_conditions(grid, cfg.trials, seed=cfg.seed)
     critic = task.critic()
     steps = task.spec.episode_steps
     probe_steps = {int(k) for k in np.linspace(0, steps - 1, cfg.probes_per_episode + 2)[1:-1]}
+    coverage = LatentCoverage(model, data) if data else None
     results, episodes, probing = {}, {}, None
-    for name in AGENTS:
+    for name in AGENTS if cfg.domain == "real" else AGENTS[:-1]:
         env = task.make_env(cfg.domain, physics, seed=cfg.seed)
         if name == "head":
             agent = PolicyAgent(model)
         elif name == "mppi":
-            agent = probing = ProbingMPPIAgent(model, mppi, env, critic, probe_steps, cfg.probe_episodes)
+            agent = probing = ProbingMPPIAgent(model, mppi, env, critic, probe_steps, cfg.probe_episodes, coverage)
+        elif name == "mppi_true_model_sim_critic":
+            agent = SimulatorMPPIAgent(model, mppi, env, SimPhysicsCritic(critic, task, physics, ics[0]), "true")
         else:
             agent = SimulatorMPPIAgent(model, mppi, env, critic, "learned" if name == "mppi_true_dynamics" else "true")
         res = rollout(task, env, agent, ics, seed=cfg.seed, progress=progress, source=name)
         summary = res.summary(task.spec.control_period_s)
         results[name] = {k: summary[k] for k in ("success_rate", "success_ci95", "successes", "trials")}
+        if "mean_action_distance_to_head" in summary:
+            results[name]["mean_action_distance_to_head"] = summary["mean_action_distance_to_head"]
         episodes[name] = res.episodes
+        if on_agent is not None:
+            on_agent(name, results[name])
     probe = summarise_probes(probing.probes)
     probe["mean_action_distance_to_head"] = float(np.mean(probing.distances))
     if data:
@@ -250,7 +284,18 @@ def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, phy
     return {"task": task.spec.name, "domain": cfg.domain, "grid": grid, "config": asdict(cfg), "mppi": asdict(mppi),
             "agents": results, "probes": probe,
             "latent_error_by_horizon": latent_prediction_error(model, episodes["mppi"]).tolist(),
-            "loser": part, "verdict": sentence}
+            "loser": part, "verdict": sentence + critic_note(success, cfg.trials)}
+
+
+def critic_note(success: dict[str, float], trials: int) -> str:
+    """In `real`: whether the true return wins only with the `real` critic, which no `sim`-trained value can be."""
+    if "mppi_true_model_sim_critic" not in success:
+        return ""
+    real, sim = success["mppi_true_model"], success["mppi_true_model_sim_critic"]
+    if two_proportion_z(real, sim, trials) > 1.96:
+        return (f" With the critic at `sim` physics the true return reaches only {sim:.2f} (against {real:.2f} with "
+                "the `real` one): this gap asks the value head for what simulation could not teach it.")
+    return f" With the critic at `sim` physics the true return reaches {sim:.2f} (the `real` one {real:.2f})."
 
 
 __all__ = ["AGENTS", "DiagnoseConfig", "PARTS", "diagnose", "probe_plan", "spearman", "verdict"]
@@ -261,10 +306,12 @@ def plot_diagnosis(result: dict, path) -> None:
     error by horizon step."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     agents = result["agents"]
-    rates = [agents[a]["success_rate"] for a in AGENTS]
-    lo, hi = zip(*(agents[a]["success_ci95"] for a in AGENTS))
-    axes[0].bar(range(len(AGENTS)), rates, yerr=[np.subtract(rates, lo), np.subtract(hi, rates)], capsize=3)
-    axes[0].set_xticks(range(len(AGENTS)), [a.replace("mppi_", "mppi\n") for a in AGENTS], fontsize=8)
+    names = [a for a in AGENTS if a in agents]
+    rates = [agents[a]["success_rate"] for a in names]
+    lo, hi = zip(*(agents[a]["success_ci95"] for a in names))
+    axes[0].bar(range(len(names)), rates, yerr=[np.subtract(rates, lo), np.subtract(hi, rates)], capsize=3)
+    axes[0].set_xticks(range(len(names)), [a.replace("mppi_", "mppi\n").replace("_sim", "\nsim") for a in names],
+                       fontsize=7)
     axes[0].set(ylim=(0, 1.05), ylabel="success rate", title=f"closed loop ({result['domain']})")
     parts = ("dynamics", "reward", "value")
     axes[1].bar(range(len(parts)), [result["probes"].get(f"share_{p}", np.nan) for p in parts])

@@ -172,7 +172,7 @@ class MPPIPlanner:
         prior = policy_chunk + self.cfg.policy_noise_std * policy_noise
         candidates = self._clip(torch.cat((mean + std * noise, prior)))
         returns = self._returns(ctx, candidates, policy_chunk) - prior_penalty(candidates, policy_chunk, self.cfg)
-        return refit(candidates, returns, self.cfg)
+        return refit(candidates, returns, self.cfg, self.model.return_error)
 
 
 def prior_penalty(candidates: torch.Tensor, policy_chunk: torch.Tensor, cfg: MPPIConfig) -> torch.Tensor | float:
@@ -183,14 +183,21 @@ def prior_penalty(candidates: torch.Tensor, policy_chunk: torch.Tensor, cfg: MPP
     return cfg.prior_weight * ((candidates - policy_chunk) ** 2).mean(dim=(1, 2))
 
 
-def refit(candidates: torch.Tensor, returns: torch.Tensor, cfg: MPPIConfig):
-    """(mean, std, best return) of the top-K elites weighted by exp(temperature · (R − R_max)). A non-finite
-    return is never an elite: it gets weight 0 (no data-dependent shapes, so this compiles into one graph);
-    if the best return is not finite the caller falls back to the base policy."""
+def refit(candidates: torch.Tensor, returns: torch.Tensor, cfg: MPPIConfig, return_error: torch.Tensor | float = 0.0):
+    """(mean, std, best return) of the top-K elites weighted by exp(temperature · (R − R_max) / unit). The unit is 1
+    (raw returns, the paper's) or, with `cfg.weights="scaled"`, the larger of the elites' return spread and the
+    model's measured return error: elites the model cannot tell apart are averaged, and only a gain it is sure of
+    moves the plan, on every task's reward scale. A non-finite return is never an elite: it gets weight 0 (no
+    data-dependent shapes, so this compiles into one graph); if the best return is not finite the caller falls
+    back to the base policy."""
     returns = torch.where(torch.isfinite(returns), returns, torch.full_like(returns, -torch.inf))
     elite_r, idx = torch.topk(returns, cfg.elites)
     finite = torch.isfinite(elite_r)
-    weights = torch.where(finite, torch.exp(cfg.temperature * (elite_r - elite_r[0])), torch.zeros_like(elite_r))
+    gap = elite_r - elite_r[0]
+    if cfg.weights == "scaled":
+        spread = torch.where(finite, elite_r, elite_r[0]).std() if cfg.elites > 1 else torch.zeros(())
+        gap = gap / torch.clamp(torch.maximum(spread, torch.as_tensor(return_error, dtype=gap.dtype)), min=1e-8)
+    weights = torch.where(finite, torch.exp(cfg.temperature * gap), torch.zeros_like(elite_r))
     weights = (weights / weights.sum())[:, None, None]
     elites = candidates[idx]
     mean = (weights * elites).sum(0)
@@ -250,7 +257,7 @@ def _compiled_heads(planner: MPPIPlanner):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):  # the model's products; the refit in fp32
             returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
                                                 cfg.pessimism, policy_chunk).float()
-        return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
+        return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg, model.return_error)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one
         return WorldModel.plan_policy_n(model, PlanningContext(z, [], policy_kv, command_n))

@@ -12,6 +12,9 @@ from simdist.overrides import parse_overrides
 from simdist.precision import check_cpu_bf16
 
 
+WEIGHTS = ("raw", "scaled")
+
+
 @dataclass(frozen=True)
 class MPPIConfig:
     """Planner settings (paper Tables III and VIII)."""
@@ -20,7 +23,10 @@ class MPPIConfig:
     policy_samples: int = 100  # noised base-policy chunks
     iterations: int = 3
     elites: int = 64
-    temperature: float = 0.4  # multiplies (R - R_max) in the exponent, as the authors' code does
+    temperature: float = 0.4  # multiplies (R - R_max) / unit in the exponent, as the authors' code does
+    # The unit of (R - R_max): "raw" (1, the paper's) or "scaled": the larger of the elites' return spread and the
+    # model's measured return error, so one temperature means the same on every reward scale (mppi.refit).
+    weights: str = "raw"
     init_std: float = 1.0  # in normalised action units (multiples of the dataset action std)
     min_std: float = 0.05
     max_std: float = 2.0
@@ -58,6 +64,8 @@ class MPPIConfig:
 
     def __post_init__(self) -> None:
         check_cpu_bf16(self.cpu_bf16)
+        if self.weights not in WEIGHTS:
+            raise ValueError(f"mppi.weights must be one of {list(WEIGHTS)}, got {self.weights!r}")
 
     @property
     def pessimism(self) -> float:

@@ -142,6 +142,37 @@ def learned_return_parts(model, ctx: PlanningContext, rollouts: Rollouts, action
     return model.return_parts_n(ctx, z_true, actions_n, discount)
 
 
+class SimPhysicsCritic:
+    """The expert critic as a `sim`-trained value head could at best know it: each privileged state's gap entries
+    (those where `real`, at the same initial condition, lies outside the spread of `resets` randomised `sim` resets)
+    set to their `sim` mean. Found by comparison, so no task has to say which entries are its physics."""
+
+    def __init__(self, critic, task, physics, initial_condition, resets: int = 16, seed: int = 0):
+        def privileged(domain: str, phys, s: int) -> np.ndarray:
+            env = task.make_env(domain, phys, seed=s)
+            env.reset(seed=s, options={"initial_condition": initial_condition})
+            return np.asarray(env.oracle_privileged_state(), np.float64)
+
+        sims = np.stack([privileged("sim", None, seed + i) for i in range(resets)])
+        real = privileged("real", physics, seed)
+        self.nominal, spread = sims.mean(0), sims.std(0)
+        self.gap = np.abs(real - self.nominal) > 3 * spread + 1e-6 * (1 + np.abs(self.nominal))
+        self.critic = critic
+
+    def _as_sim(self, privileged: np.ndarray) -> np.ndarray:
+        out = np.array(privileged, np.float32, copy=True)
+        out[..., self.gap] = self.nominal[self.gap]
+        return out
+
+    def value(self, privileged: np.ndarray) -> float:
+        return self.critic.value(self._as_sim(privileged))
+
+    def values(self, privileged: np.ndarray) -> np.ndarray:
+        if hasattr(self.critic, "values"):
+            return self.critic.values(self._as_sim(privileged))
+        return np.array([self.critic.value(p) for p in self._as_sim(privileged)])
+
+
 class SimulatorMPPIPlanner(MPPIPlanner):
     """The task's MPPI with candidates scored from simulator rollouts of `env` (set before each plan)."""
 
@@ -184,5 +215,5 @@ class SimulatorMPPIAgent(MPPIAgent):
         self.planner.env = env
 
 
-__all__ = ["SCORES", "Rollouts", "SimulatorMPPIAgent", "SimulatorMPPIPlanner", "learned_return_parts",
+__all__ = ["SCORES", "Rollouts", "SimPhysicsCritic", "SimulatorMPPIAgent", "SimulatorMPPIPlanner", "learned_return_parts",
            "simulator_copy", "simulator_rollouts", "stepped_rollouts"]
