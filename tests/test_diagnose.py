@@ -202,3 +202,17 @@ def test_latent_coverage_is_in_units_of_the_data(pretrained, pendulum_data):
     assert np.allclose(coverage.distance(coverage.latents[:8]), 0.0)
     far = coverage.latents[:8] + 100 * coverage.unit
     assert (coverage.distance(far) > 50).all()
+
+
+def test_step_values_agree_between_batched_and_stepped_rollouts():
+    from simdist.planning.simulator import stepped_rollouts
+
+    task = get_task("pendulum")
+    env = task.make_env("sim", seed=4)
+    env.reset(seed=4)
+    _played_near_the_end(env, 3, -0.2)  # truncated inside the horizon: no value after the end
+    actions = np.random.default_rng(3).uniform(-1, 1, (3, 5, 1)).astype(np.float32)
+    fast = simulator_rollouts(env, task.critic(), actions, step_values=True)
+    slow = stepped_rollouts(env, task.critic(), actions, step_values=True)
+    np.testing.assert_allclose(fast.values, slow.values, atol=1e-4)
+    assert (fast.values[:, 3:] == 0).all() and (fast.values[:, :3] != 0).all()

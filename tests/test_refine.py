@@ -57,3 +57,34 @@ def test_refine_trains_on_the_planner_episodes_and_resumes(pretrained, pendulum_
 def test_refine_config_refuses_empty_rounds():
     with pytest.raises(ValueError, match="at least one"):
         RefineConfig(episodes=0)
+
+
+def test_candidate_branches_continue_the_executed_history_with_simulated_labels(pretrained):
+    """A branch is the H executed steps before a planner step, then one of the candidates it scored, played in the
+    simulator: its observations and rewards are what a copy of the env gives for those actions."""
+    task = get_task("pendulum")
+    env, critic = task.make_env("sim", seed=3), task.critic()
+    agent = MPPIAgent(load_model(pretrained), PLANNER)
+    agent.planner.keep_candidates = True
+    branches: list = []
+    ep = planner_episode(task, env, agent, critic, seed=11, branches=4, branch_every=10, branch_out=branches)
+    H, T = agent.H, agent.model.cfg.horizon
+    steps = range(0, task.spec.episode_steps, 10)
+    complete = [t for t in steps if t + T <= task.spec.episode_steps]  # no branch past the episode's end
+    assert len(branches) == 4 * len(complete)
+    for b, t in zip(branches[::4], complete):
+        s = max(0, t - H)
+        assert len(b) == (t - s) + T + 1 and not b.expert.any() and b.source_policy == "planner_branch"
+        np.testing.assert_array_equal(b.obs["proprio"][: t - s + 1], ep.obs["proprio"][s: t + 1])
+        np.testing.assert_array_equal(b.action[: t - s], ep.action[s:t])
+        assert b.value[t - s] == ep.value[t] and np.isfinite(b.value).all()
+    # replayed on a fresh env of the same seed, a branch's actions give its observations and rewards
+    t, b = complete[1], branches[4]
+    twin = task.make_env("sim", seed=3)
+    twin.reset(seed=11)
+    for a in ep.action[:t]:
+        twin.step(a)
+    for k in range(T):
+        obs, reward, *_ = twin.step(b.action[t - max(0, t - H) + k])
+        assert reward == pytest.approx(b.reward[t - max(0, t - H) + k], abs=1e-6)
+        np.testing.assert_allclose(obs["proprio"], b.obs["proprio"][t - max(0, t - H) + k + 1], atol=1e-5)

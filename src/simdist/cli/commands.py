@@ -250,7 +250,8 @@ def cmd_refine(args) -> dict:
     task = _task(args.task)
     planner = task_planner(task, args.mppi, split_sets(args.set, PLANNER_SETS)["mppi"], args.prior_weight)
     given = {k: v for k, v in (("rounds", args.rounds), ("episodes", args.episodes), ("steps", args.steps),
-                                ("train_preset", args.preset), ("seed", args.seed)) if v is not None}
+                                ("train_preset", args.preset), ("seed", args.seed), ("branches", args.branches),
+                                ("branch_every", args.branch_every)) if v is not None}
     return refine(task, args.checkpoint, args.sim_data, args.out, RefineConfig(**given), planner,
                   progress=not args.quiet)
 

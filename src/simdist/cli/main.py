@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rounds", type=int, help=f"collect-and-train rounds (default {RefineConfig.rounds})")
     sp.add_argument("--episodes", type=int, help=f"planner episodes per round (default {RefineConfig.episodes})")
     sp.add_argument("--steps", type=int, help=f"training steps per round (default {RefineConfig.steps})")
+    sp.add_argument("--branches", type=int, help="candidate sequences of the planner played in the simulator and "
+                    f"trained on per branching step (default {RefineConfig.branches}: executed actions only)")
+    sp.add_argument("--branch-every", type=int, help=f"control steps between branching steps (default "
+                    f"{RefineConfig.branch_every})")
     sp.add_argument("--preset", help=f"training preset whose schedule is shortened to --steps (default "
                     f"{RefineConfig.train_preset}): " + " | ".join(TRAIN_PRESETS))
     sp.add_argument("--mppi", default="cpu", help="MPPI preset of the planner that drives (default cpu), then the "

@@ -309,7 +309,8 @@ def plot_diagnosis(result: dict, path) -> None:
     names = [a for a in AGENTS if a in agents]
     rates = [agents[a]["success_rate"] for a in names]
     lo, hi = zip(*(agents[a]["success_ci95"] for a in names))
-    axes[0].bar(range(len(names)), rates, yerr=[np.subtract(rates, lo), np.subtract(hi, rates)], capsize=3)
+    yerr = np.maximum(0.0, [np.subtract(rates, lo), np.subtract(hi, rates)])  # an interval may round inside its rate
+    axes[0].bar(range(len(names)), rates, yerr=yerr, capsize=3)
     axes[0].set_xticks(range(len(names)), [a.replace("mppi_", "mppi\n").replace("_sim", "\nsim") for a in names],
                        fontsize=7)
     axes[0].set(ylim=(0, 1.05), ylabel="success rate", title=f"closed loop ({result['domain']})")

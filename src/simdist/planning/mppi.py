@@ -65,6 +65,10 @@ class MPPIPlanner:
         self.generator = torch.Generator(device=device).manual_seed(cfg.seed)
         self.device = device
         self.prev_mean: torch.Tensor | None = None
+        # With `keep_candidates` (eager planning only) the last iteration's candidates and scores stay readable:
+        # `refine` plays some of them in the simulator to train where the planner looks.
+        self.keep_candidates = False
+        self.last_candidates = self.last_scores = None
         if cfg.retain_heap:
             retain_heap()
         self._iterate = self._policy = None
@@ -130,7 +134,7 @@ class MPPIPlanner:
         for _ in range(cfg.iterations):
             noise = torch.randn((cfg.samples, T, A), generator=self.generator, device=self.device)
             policy_noise = torch.randn((cfg.policy_samples, T, A), generator=self.generator, device=self.device)
-            if self._iterate is None:
+            if self._iterate is None or self.keep_candidates:
                 new_mean, new_std, best_r = self._iteration(ctx, mean, std, policy_chunk, noise, policy_noise)
             else:
                 new_mean, new_std, best_r = _call_compiled(self._iterate, ctx.z, ctx.dynamics_kv, ctx.member_kv,
@@ -172,6 +176,8 @@ class MPPIPlanner:
         prior = policy_chunk + self.cfg.policy_noise_std * policy_noise
         candidates = self._clip(torch.cat((mean + std * noise, prior)))
         returns = self._returns(ctx, candidates, policy_chunk) - prior_penalty(candidates, policy_chunk, self.cfg)
+        if self.keep_candidates:
+            self.last_candidates, self.last_scores = candidates, returns
         return refit(candidates, returns, self.cfg, self.model.return_error)
 
 

@@ -70,6 +70,7 @@ class Rollouts:
     rewards: np.ndarray  # (N, T) true dense rewards r_{t..t+T-1}
     terminal_value: np.ndarray  # (N,) expert critic V^e(s_{t+T}); 0 where the episode ended inside the horizon
     ended: np.ndarray  # (N,) bool: terminated or truncated before the T-th step
+    values: np.ndarray | None = None  # (N, T) V^e(s_{t+1..t+T}), 0 after an end (with `step_values`)
 
     def true_returns(self, discount: float) -> np.ndarray:
         T = self.rewards.shape[1]
@@ -77,18 +78,26 @@ class Rollouts:
         return self.rewards @ gammas[:T] + gammas[T] * self.terminal_value
 
 
-def simulator_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
+def critic_values(critic, states: np.ndarray) -> np.ndarray:
+    """V^e of a stack of privileged states (..., P): in one batch where the critic has `values`."""
+    flat = states.reshape(-1, states.shape[-1])
+    values = critic.values(flat) if hasattr(critic, "values") else [critic.value(p) for p in flat]
+    return np.asarray(values, float).reshape(states.shape[:-1])
+
+
+def simulator_rollouts(env, critic, actions: np.ndarray, step_values: bool = False) -> Rollouts:
     """Play each of `actions` (N, T, A; raw units) from a copy of `env`'s current state. A sequence whose episode
     ends early repeats its last observation and earns no further reward or terminal value. Envs that offer
-    `simulate_sequences` (simdist.tasks.sequences) play all of them at once in native threads."""
+    `simulate_sequences` (simdist.tasks.sequences) play all of them at once in native threads. `step_values`: also
+    the critic at every step's state (the labels of `refine`'s candidate branches)."""
     batched = getattr(env, "simulate_sequences", None)
     played = batched(actions) if batched is not None else None
     if played is not None:
-        return _masked(played, critic)
-    return stepped_rollouts(env, critic, actions)
+        return _masked(played, critic, step_values)
+    return stepped_rollouts(env, critic, actions, step_values)
 
 
-def stepped_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
+def stepped_rollouts(env, critic, actions: np.ndarray, step_values: bool = False) -> Rollouts:
     """`simulator_rollouts` for any env: each sequence stepped in its own copy of `env`."""
     copier = _Copier(simulator_copy(env))
     N, T = actions.shape[:2]
@@ -96,6 +105,7 @@ def stepped_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
     rewards = np.zeros((N, T))
     terminal = np.zeros(N)
     ended = np.zeros(N, bool)
+    states, reached = None, np.zeros((N, T), bool)
     for n in range(N):
         sim = copier.copy()
         seq = []
@@ -105,28 +115,35 @@ def stepped_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
                 obs, _, terminated, truncated, info = sim.step(actions[n, k])
                 rewards[n, k] = info["dense_reward"]
                 ended[n] = (terminated or truncated) and k < T - 1
+                if step_values:
+                    states = np.zeros((N, T, len(info["privileged"]))) if states is None else states
+                    states[n, k], reached[n, k] = info["privileged"], True
                 if k == T - 1 and not terminated:
                     terminal[n] = critic.value(info["privileged"])
             seq.append(obs)
         for group in seq[0]:
             obs_seq.setdefault(group, []).append(np.stack([o[group] for o in seq]))
-    return Rollouts({g: np.stack(v).astype(np.float32) for g, v in obs_seq.items()}, rewards, terminal, ended)
+    values = None
+    if step_values:
+        values = np.where(reached, critic_values(critic, states), 0.0)  # 0 after an end: never reached
+    return Rollouts({g: np.stack(v).astype(np.float32) for g, v in obs_seq.items()}, rewards, terminal, ended, values)
 
 
-def _masked(played: Sequences, critic) -> Rollouts:
+def _masked(played: Sequences, critic, step_values: bool = False) -> Rollouts:
     """`Sequences` as `Rollouts`: cut where the episode is truncated inside the horizon (the env never terminates
     early), as a copy of the env stepped one sequence at a time would be."""
     N, T = played.dense_reward.shape
     obs, rewards = {g: v.astype(np.float32) for g, v in played.obs.items()}, played.dense_reward.astype(float)
+    values = critic_values(critic, played.privileged if step_values else played.privileged[:, -1:])
     if played.steps_left >= T:
-        values = critic.values(played.privileged) if hasattr(critic, "values") else None
-        terminal = np.asarray(values if values is not None else [critic.value(p) for p in played.privileged], float)
-        return Rollouts(obs, rewards, terminal, np.zeros(N, bool))
+        return Rollouts(obs, rewards, values[:, -1], np.zeros(N, bool), values if step_values else None)
     last = max(played.steps_left, 1) - 1  # the truncating step: its reward counts, nothing after it
     rewards[:, last + 1:] = 0.0
     for v in obs.values():
         v[:, last + 1:] = v[:, last:last + 1]
-    return Rollouts(obs, rewards, np.zeros(N), np.ones(N, bool))
+    if step_values:
+        values[:, last + 1:] = 0.0
+    return Rollouts(obs, rewards, np.zeros(N), np.ones(N, bool), values if step_values else None)
 
 
 @torch.no_grad()

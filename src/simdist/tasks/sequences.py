@@ -23,7 +23,7 @@ class Sequences:
 
     obs: dict[str, np.ndarray]  # group -> (N, T, *shape): o_{t+1..t+T}, with the env's own sensor noise
     dense_reward: np.ndarray  # (N, T)
-    privileged: np.ndarray  # (N, P): the privileged state after the T-th step
+    privileged: np.ndarray  # (N, T, P): the privileged state after each step
     steps_left: int  # control steps before the episode is truncated (the caller masks what comes after)
 
 

@@ -175,7 +175,7 @@ class GymAdapterEnv(gym.Env):
         scratch.data = scratch.env.data = mujoco.MjData(self.model)
         scratch._rng = copy.deepcopy(self._rng)
         obs = {k: np.empty((T, N, *v.shape), np.float32) for k, v in self.observation_space.spaces.items()}
-        reward, last = np.empty((T, N)), []
+        reward, privileged = np.empty((T, N)), []
         for k in range(T):
             std = self.physics.obs_noise_std  # one draw per step, shared by every sequence (as a copy's stream)
             groups = self._groups(np.zeros_like(self._gym_obs()))
@@ -186,10 +186,9 @@ class GymAdapterEnv(gym.Env):
                 for g, v in scratch._groups(scratch._gym_obs()).items():
                     obs[g][k, n] = v + noise[g]
                 reward[k, n] = self.spec_.dense_reward(scratch.named_state(), a[n, k])
-                if k == T - 1:
-                    last.append(scratch.oracle_privileged_state())
+                privileged.append(scratch.oracle_privileged_state())
         return Sequences(obs={g: np.swapaxes(v, 0, 1) for g, v in obs.items()}, dense_reward=reward.T,
-                         privileged=np.stack(last), steps_left=self.spec_.episode_steps - self._t)
+                         privileged=np.stack(privileged).reshape(T, N, -1).swapaxes(0, 1), steps_left=self.spec_.episode_steps - self._t)
 
 
 def gym_initial_condition(env: gym.Env, seed: int) -> dict[str, list[float]]:

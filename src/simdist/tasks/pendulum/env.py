@@ -145,11 +145,11 @@ class PendulumEnv(gym.Env):
         noise = np.stack([rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32) for _ in range(T)])
         clean = np.stack((np.cos(theta), np.sin(theta), theta_dot), axis=-1).astype(np.float32)
         p = self.physics
-        last = np.stack([theta[:, -1], theta_dot[:, -1]] + [np.full(len(u), v) for v in
-                                                              (self.mass, p.length, self.damping, self.max_torque)], 1)
+        physics = np.broadcast_to([self.mass, p.length, self.damping, self.max_torque], (*theta.shape, 4))
+        privileged = np.concatenate((theta[..., None], theta_dot[..., None], physics), axis=-1)
         return Sequences(obs={"proprio": clean + noise},
                          dense_reward=0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2,
-                         privileged=last.astype(np.float32), steps_left=self.episode_steps - self._t)
+                         privileged=privileged.astype(np.float32), steps_left=self.episode_steps - self._t)
 
     def step(self, action):
         a = np.asarray(action, dtype=np.float64).reshape(-1)
