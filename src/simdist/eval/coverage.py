@@ -27,8 +27,14 @@ class LatentCoverage:
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         which = np.searchsorted(starts, picks, side="right") - 1
         device = next(model.parameters()).device
-        obs = {g: torch.as_tensor(np.stack([episodes[e].obs[g][i - starts[e]] for e, i in zip(which, picks)]),
-                                  dtype=torch.float32, device=device) for g in groups}
+        obs = {
+            g: torch.as_tensor(
+                np.stack([episodes[e].obs[g][i - starts[e]] for e, i in zip(which, picks)]),
+                dtype=torch.float32,
+                device=device,
+            )
+            for g in groups
+        }
         with torch.no_grad():
             self.latents = model.encode(obs)  # (M, d)
             d = torch.cdist(self.latents, self.latents, compute_mode=EXACT)
@@ -38,7 +44,11 @@ class LatentCoverage:
     @torch.no_grad()
     def distance(self, z: torch.Tensor) -> np.ndarray:
         """(N,) nearest-data distance of latents z (N, d), in units of the data's median nearest-neighbour gap."""
-        return (torch.cdist(z.to(self.latents.dtype), self.latents, compute_mode=EXACT).min(dim=1).values / self.unit).cpu().numpy()
+        return (
+            (torch.cdist(z.to(self.latents.dtype), self.latents, compute_mode=EXACT).min(dim=1).values / self.unit)
+            .cpu()
+            .numpy()
+        )
 
 
 __all__ = ["DATA_LATENTS", "LatentCoverage"]

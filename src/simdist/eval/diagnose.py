@@ -42,8 +42,7 @@ from simdist.model.world_model import ACTION, COMMAND, VALUE, PlanningContext, W
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import PlanResult
 from simdist.planning.settings import MPPIConfig
-from simdist.planning.simulator import (SimPhysicsCritic, SimulatorMPPIAgent, learned_return_parts,
-                                       simulator_rollouts)
+from simdist.planning.simulator import SimPhysicsCritic, SimulatorMPPIAgent, learned_return_parts, simulator_rollouts
 from simdist.tasks.base import check_domain, default_grid
 
 matplotlib.use("Agg")
@@ -73,11 +72,13 @@ class DiagnoseConfig:
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
+
     def ranks(v):
         r = np.empty(len(v))
         r[np.argsort(v, kind="mergesort")] = np.arange(len(v))
         _, group, size = np.unique(v, return_inverse=True, return_counts=True)
         return np.bincount(group, weights=r)[group] / size[group]  # tied values share their mean rank
+
     rx, ry = ranks(np.asarray(x, float)), ranks(np.asarray(y, float))
     if rx.std() == 0 or ry.std() == 0:
         return float("nan")
@@ -85,21 +86,41 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, critic, plan: PlanResult,
-               generator: torch.Generator, coverage: LatentCoverage | None = None) -> dict[str, float]:
+def probe_plan(
+    model: WorldModel,
+    mppi: MPPIConfig,
+    ctx: PlanningContext,
+    env,
+    critic,
+    plan: PlanResult,
+    generator: torch.Generator,
+    coverage: LatentCoverage | None = None,
+) -> dict[str, float]:
     """Open-loop check of one plan: MPPI's first-iteration candidates (around the BC chunk), the plan and the
     chunk, ranked by the learned model and by the simulator."""
     head = model.plan_policy_n(ctx)[0]
     T, A = head.shape
     draw = lambda n: torch.randn((n, T, A), generator=generator, device=head.device)
-    cands = torch.cat((head + mppi.init_std * draw(mppi.samples), head + mppi.policy_noise_std * draw(mppi.policy_samples),
-                       plan.mean[None], head[None]))
+    cands = torch.cat(
+        (
+            head + mppi.init_std * draw(mppi.samples),
+            head + mppi.policy_noise_std * draw(mppi.policy_samples),
+            plan.mean[None],
+            head[None],
+        )
+    )
     norm = model.normalizer
-    low, high = (norm.normalize(ACTION, torch.tensor(b, device=head.device)) for b in
-                 (model.spec.action_low, model.spec.action_high)) if model.spec.action_low else (None, None)
+    low, high = (
+        (
+            norm.normalize(ACTION, torch.tensor(b, device=head.device))
+            for b in (model.spec.action_low, model.spec.action_high)
+        )
+        if model.spec.action_low
+        else (None, None)
+    )
     if low is not None:
         cands = torch.maximum(torch.minimum(cands, high), low)
-    g, gT = mppi.discount, mppi.discount ** T
+    g, gT = mppi.discount, mppi.discount**T
     zhat = model.latents_n(ctx.dynamics_kv, cands)
     pred_r, pred_v = model.return_parts_n(ctx, zhat, cands, g)
     rollouts = simulator_rollouts(env, critic, norm.denormalize(ACTION, cands).cpu().numpy())
@@ -114,7 +135,8 @@ def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, c
         v = true_v if val else (lv if dyn else pred_v)
         rho[swapped] = spearman(r + gT * v, true_R)
     shares = shapley(rho)
-    return {**(_coverage_probe(coverage, zhat[:, -1], np.abs(pred_v - true_v)) if coverage else {}),
+    return {
+        **(_coverage_probe(coverage, zhat[:, -1], np.abs(pred_v - true_v)) if coverage else {}),
         "rho_learned_model": rho[(False, False, False)],
         "rho_true_dynamics": rho[(True, False, False)],
         "rho_value": spearman(lv, true_v),
@@ -133,11 +155,14 @@ def _coverage_probe(coverage: LatentCoverage, end_latents: torch.Tensor, value_e
     data, and how that tracks the value head's error there (Spearman ρ; > 0: further off the data, wronger)."""
     distance = coverage.distance(end_latents)
     near = distance <= np.median(distance)
-    return {"end_distance_to_data": float(distance[:-2].mean()), "plan_end_distance_to_data": float(distance[-2]),
-            "head_end_distance_to_data": float(distance[-1]),
-            "rho_distance_value_error": spearman(distance, value_error),
-            "value_error_nearer_half": float(value_error[near].mean()),
-            "value_error_further_half": float(value_error[~near].mean()) if (~near).any() else float("nan")}
+    return {
+        "end_distance_to_data": float(distance[:-2].mean()),
+        "plan_end_distance_to_data": float(distance[-2]),
+        "head_end_distance_to_data": float(distance[-1]),
+        "rho_distance_value_error": spearman(distance, value_error),
+        "value_error_nearer_half": float(value_error[near].mean()),
+        "value_error_further_half": float(value_error[~near].mean()) if (~near).any() else float("nan"),
+    }
 
 
 def shapley(value: dict[tuple[bool, ...], float]) -> list[float]:
@@ -160,8 +185,16 @@ class ProbingMPPIAgent(MPPIAgent):
     """The task's MPPIAgent; records how far each executed action is from the BC head's and probes some plans.
     Probes draw from their own generator, so the episodes are those of an unprobed MPPIAgent."""
 
-    def __init__(self, model: WorldModel, mppi: MPPIConfig, env, critic, probe_steps: set[int], probe_episodes: int,
-                 coverage: LatentCoverage | None = None):
+    def __init__(
+        self,
+        model: WorldModel,
+        mppi: MPPIConfig,
+        env,
+        critic,
+        probe_steps: set[int],
+        probe_episodes: int,
+        coverage: LatentCoverage | None = None,
+    ):
         super().__init__(model, mppi)
         self.env, self.critic, self.mppi, self.coverage = env, critic, mppi, coverage
         self.probe_steps, self.probe_episodes = probe_steps, probe_episodes
@@ -179,8 +212,9 @@ class ProbingMPPIAgent(MPPIAgent):
         head = self.model.plan_policy_n(ctx)[0]
         self.distances.append(float((plan.mean[0] - head[0]).pow(2).mean().sqrt()))
         if self.episode < self.probe_episodes and self.step in self.probe_steps:
-            self.probes.append(probe_plan(self.model, self.mppi, ctx, self.env, self.critic, plan, self.generator,
-                                          self.coverage))
+            self.probes.append(
+                probe_plan(self.model, self.mppi, ctx, self.env, self.critic, plan, self.generator, self.coverage)
+            )
         self.step += 1
 
 
@@ -188,8 +222,14 @@ class ProbingMPPIAgent(MPPIAgent):
 def value_error_on_data(model: WorldModel, episodes: list[Episode], windows: int) -> float:
     """Mean |V(E(o_{t+1..t+T}))_T − V^e(s_{t+T})| over data windows: the value head's error where it was trained."""
     spec = model.spec
-    info = DatasetInfo(task="", domain="", control_period_s=0.0, obs_shapes=spec.obs_shapes,
-                       action_dim=spec.action_dim, command_dim=spec.command_dim)
+    info = DatasetInfo(
+        task="",
+        domain="",
+        control_period_s=0.0,
+        obs_shapes=spec.obs_shapes,
+        action_dim=spec.action_dim,
+        command_dim=spec.command_dim,
+    )
     data = WindowDataset(info, episodes, model.cfg.history, model.cfg.horizon, device=next(model.parameters()).device)
     batch = data.batch(np.linspace(0, len(data) - 1, min(windows, len(data))).astype(int))
     z = model.encode(batch["future_obs"])  # (B, T, d)
@@ -215,27 +255,39 @@ def verdict(success: dict[str, float], trials: int, probe: dict[str, float]) -> 
     else:
         lead = f"MPPI ({s['mppi']}) loses to the BC head ({s['head']})"
         if beats("mppi_true_dynamics", "mppi"):
-            return "dynamics", (f"{lead}; with the simulator as its dynamics it reaches {s['mppi_true_dynamics']}: "
-                                "the learned dynamics loses.")
+            return "dynamics", (
+                f"{lead}; with the simulator as its dynamics it reaches {s['mppi_true_dynamics']}: "
+                "the learned dynamics loses."
+            )
         if beats("mppi_true_model", "mppi_true_dynamics"):
             part = "value" if probe["share_value"] >= probe["share_reward"] else "reward"
-            return part, (f"{lead}; the simulator as dynamics does not help ({s['mppi_true_dynamics']}) but the true "
-                          f"return does ({s['mppi_true_model']}): the learned {part} loses (it accounts for "
-                          f"{probe['share_' + part]:.2f} of the candidate ranking's gap to ρ = 1).")
+            return part, (
+                f"{lead}; the simulator as dynamics does not help ({s['mppi_true_dynamics']}) but the true "
+                f"return does ({s['mppi_true_model']}): the learned {part} loses (it accounts for "
+                f"{probe['share_' + part]:.2f} of the candidate ranking's gap to ρ = 1)."
+            )
         if not beats("head", "mppi_true_model"):
-            return "search", (f"{lead}, and only the true return brings the planner to the head's level "
-                              f"({s['mppi_true_model']}): the dynamics and the return each lose a little.")
-        return "search", (f"{lead}, and even with the true dynamics and return it reaches {s['mppi_true_model']}: "
-                          "the search (sampler, horizon, temperature) loses.")
+            return "search", (
+                f"{lead}, and only the true return brings the planner to the head's level "
+                f"({s['mppi_true_model']}): the dynamics and the return each lose a little."
+            )
+        return "search", (
+            f"{lead}, and even with the true dynamics and return it reaches {s['mppi_true_model']}: "
+            "the search (sampler, horizon, temperature) loses."
+        )
     shares = {part: probe[f"share_{part}"] for part in ("dynamics", "reward", "value")}
     part = max(shares, key=shares.get)
     if shares[part] < SMALL_SHARE:
-        return "search", (f"{lead}, and the learned model ranks candidates nearly as the simulator does (ρ = "
-                          f"{probe['rho_learned_model']:.2f}; no part costs {SMALL_SHARE} of ρ): nothing in the model "
-                          "loses.")
-    return part, (f"{lead} in closed loop; open loop the learned {part} costs the candidate ranking most "
-                  f"(ρ(predicted, true return) = {probe['rho_learned_model']:.2f}; the {part} accounts for "
-                  f"{shares[part]:.2f} of the gap to 1).")
+        return "search", (
+            f"{lead}, and the learned model ranks candidates nearly as the simulator does (ρ = "
+            f"{probe['rho_learned_model']:.2f}; no part costs {SMALL_SHARE} of ρ): nothing in the model "
+            "loses."
+        )
+    return part, (
+        f"{lead} in closed loop; open loop the learned {part} costs the candidate ranking most "
+        f"(ρ(predicted, true return) = {probe['rho_learned_model']:.2f}; the {part} accounts for "
+        f"{shares[part]:.2f} of the gap to 1)."
+    )
 
 
 def summarise_probes(probes: list[dict[str, float]]) -> dict[str, float]:
@@ -245,9 +297,16 @@ def summarise_probes(probes: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
-def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, physics=None,
-             data: list[Episode] | None = None, progress: bool = False,
-             on_agent: Callable[[str, dict], None] | None = None) -> dict:
+def diagnose(
+    task,
+    model: WorldModel,
+    mppi: MPPIConfig,
+    cfg: DiagnoseConfig,
+    physics=None,
+    data: list[Episode] | None = None,
+    progress: bool = False,
+    on_agent: Callable[[str, dict], None] | None = None,
+) -> dict:
     """Run the agents on the same trials, probe `mppi`'s plans, and name the part that loses. `on_agent(name,
     result)` is called as each agent finishes, so an interrupted diagnosis keeps what it measured."""
     grid = cfg.grid or default_grid(task)
@@ -281,10 +340,18 @@ def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, phy
         probe["value_error_data_states"] = value_error_on_data(model, data, cfg.data_windows)
     success = {k: v["success_rate"] for k, v in results.items()}
     part, sentence = verdict(success, cfg.trials, probe)
-    return {"task": task.spec.name, "domain": cfg.domain, "grid": grid, "config": asdict(cfg), "mppi": asdict(mppi),
-            "agents": results, "probes": probe,
-            "latent_error_by_horizon": latent_prediction_error(model, episodes["mppi"]).tolist(),
-            "loser": part, "verdict": sentence + critic_note(success, cfg.trials)}
+    return {
+        "task": task.spec.name,
+        "domain": cfg.domain,
+        "grid": grid,
+        "config": asdict(cfg),
+        "mppi": asdict(mppi),
+        "agents": results,
+        "probes": probe,
+        "latent_error_by_horizon": latent_prediction_error(model, episodes["mppi"]).tolist(),
+        "loser": part,
+        "verdict": sentence + critic_note(success, cfg.trials),
+    }
 
 
 def critic_note(success: dict[str, float], trials: int) -> str:
@@ -293,8 +360,10 @@ def critic_note(success: dict[str, float], trials: int) -> str:
         return ""
     real, sim = success["mppi_true_model"], success["mppi_true_model_sim_critic"]
     if two_proportion_z(real, sim, trials) > 1.96:
-        return (f" With the critic at `sim` physics the true return reaches only {sim:.2f} (against {real:.2f} with "
-                "the `real` one): this gap asks the value head for what simulation could not teach it.")
+        return (
+            f" With the critic at `sim` physics the true return reaches only {sim:.2f} (against {real:.2f} with "
+            "the `real` one): this gap asks the value head for what simulation could not teach it."
+        )
     return f" With the critic at `sim` physics the true return reaches {sim:.2f} (the `real` one {real:.2f})."
 
 
@@ -311,14 +380,17 @@ def plot_diagnosis(result: dict, path) -> None:
     lo, hi = zip(*(agents[a]["success_ci95"] for a in names))
     yerr = np.maximum(0.0, [np.subtract(rates, lo), np.subtract(hi, rates)])  # an interval may round inside its rate
     axes[0].bar(range(len(names)), rates, yerr=yerr, capsize=3)
-    axes[0].set_xticks(range(len(names)), [a.replace("mppi_", "mppi\n").replace("_sim", "\nsim") for a in names],
-                       fontsize=7)
+    axes[0].set_xticks(
+        range(len(names)), [a.replace("mppi_", "mppi\n").replace("_sim", "\nsim") for a in names], fontsize=7
+    )
     axes[0].set(ylim=(0, 1.05), ylabel="success rate", title=f"closed loop ({result['domain']})")
     parts = ("dynamics", "reward", "value")
     axes[1].bar(range(len(parts)), [result["probes"].get(f"share_{p}", np.nan) for p in parts])
     axes[1].set_xticks(range(len(parts)), parts)
-    axes[1].set(ylabel="Shapley share of 1 − ρ",
-                title=f"candidate ranking (ρ = {result['probes'].get('rho_learned_model', np.nan):.2f})")
+    axes[1].set(
+        ylabel="Shapley share of 1 − ρ",
+        title=f"candidate ranking (ρ = {result['probes'].get('rho_learned_model', np.nan):.2f})",
+    )
     err = result["latent_error_by_horizon"]
     axes[2].plot(range(1, len(err) + 1), err, marker="o")
     axes[2].set(xlabel="horizon step k", ylabel="‖ẑ − E(o)‖² (mean)", title="latent prediction error")

@@ -28,14 +28,21 @@ import numpy as np
 import torch
 
 from simdist.config import train_preset, with_steps
-from simdist.data.episodes import (DatasetInfo, Episode, atomic_write_text, create_dataset, merge_datasets,
-                                   read_info, write_episodes)
+from simdist.data.episodes import (
+    DatasetInfo,
+    Episode,
+    atomic_write_text,
+    create_dataset,
+    merge_datasets,
+    read_info,
+    write_episodes,
+)
 from simdist.eval.rollout import episode_seed, reseed_agent
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
-from simdist.planning.simulator import Rollouts, simulator_rollouts
 from simdist.planning.settings import MPPIConfig
+from simdist.planning.simulator import Rollouts, simulator_rollouts
 from simdist.progress import progress_bar
 from simdist.tasks.base import COMMAND_KEY
 from simdist.training.checkpoint import check_fits_task, load_model, read_model_config
@@ -56,8 +63,9 @@ class RefineConfig:
 
     def __post_init__(self) -> None:
         if min(self.rounds, self.episodes, self.steps, self.branch_every) < 1 or self.branches < 0:
-            raise ValueError(f"refine needs at least one round, episode and step, branch_every >= 1 and branches "
-                             f">= 0, got {self}")
+            raise ValueError(
+                f"refine needs at least one round, episode and step, branch_every >= 1 and branches >= 0, got {self}"
+            )
 
 
 def pick_branches(planner: MPPIPlanner, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -77,23 +85,40 @@ def branch_episode(prefix: dict, t: int, history: int, actions: np.ndarray, roll
     n: a_t..a_{t+T-1} from o_t, its observations, rewards and critic values, and o_{t+T} last (its action a copy of
     the one before, never a window's target: windows end at T steps)."""
     s, A = max(0, t - history), actions.shape[-1]
-    obs = {g: np.concatenate((np.asarray(v[s:t + 1], np.float32), rollouts.obs[g][n]))
-           for g, v in prefix["obs"].items()}
+    obs = {
+        g: np.concatenate((np.asarray(v[s : t + 1], np.float32), rollouts.obs[g][n])) for g, v in prefix["obs"].items()
+    }
     executed = np.asarray(prefix["action"][s:t], np.float32).reshape(-1, A)
     action = np.concatenate((executed, actions[n], actions[n, -1:]))
     reward = np.concatenate((np.asarray(prefix["reward"][s:t], np.float32), rollouts.rewards[n], [0.0]))
-    value = np.concatenate((np.asarray(prefix["value"][s:t + 1], np.float32), rollouts.values[n]))
+    value = np.concatenate((np.asarray(prefix["value"][s : t + 1], np.float32), rollouts.values[n]))
     command = None
     if prefix["command"]:
         now = np.asarray(prefix["command"][t], np.float32)
-        command = np.concatenate((np.asarray(prefix["command"][s:t + 1], np.float32),
-                                  np.repeat(now[None], len(actions[n]), 0)))
-    return Episode(obs=obs, action=action.astype(np.float32), command=command, reward=reward.astype(np.float32),
-                   value=value.astype(np.float32), expert=np.zeros(len(action), bool), source_policy="planner_branch")
+        command = np.concatenate(
+            (np.asarray(prefix["command"][s : t + 1], np.float32), np.repeat(now[None], len(actions[n]), 0))
+        )
+    return Episode(
+        obs=obs,
+        action=action.astype(np.float32),
+        command=command,
+        reward=reward.astype(np.float32),
+        value=value.astype(np.float32),
+        expert=np.zeros(len(action), bool),
+        source_policy="planner_branch",
+    )
 
 
-def planner_episode(task, env, agent: MPPIAgent, critic, seed: int, branches: int = 0, branch_every: int = 2,
-                    branch_out: list[Episode] | None = None) -> Episode:
+def planner_episode(
+    task,
+    env,
+    agent: MPPIAgent,
+    critic,
+    seed: int,
+    branches: int = 0,
+    branch_every: int = 2,
+    branch_out: list[Episode] | None = None,
+) -> Episode:
     """One `sim` episode driven by the planner, labelled as Alg. 2 labels its episodes: the dense reward and the
     expert critic V^e(s_t) at the true state of o_t; every expert flag off (the planner's actions are no BC
     targets). With `branches`, the candidate branches of every `branch_every`-th step go to `branch_out`."""
@@ -115,25 +140,40 @@ def planner_episode(task, env, agent: MPPIAgent, critic, seed: int, branches: in
             actions = pick_branches(agent.planner, branches, rng)
             rollouts = simulator_rollouts(env, critic, actions, step_values=True)
             prefix = {"obs": seen, **rec}
-            branch_out.extend(branch_episode(prefix, t, agent.H, actions, rollouts, n)
-                              for n in np.flatnonzero(~rollouts.ended))
+            branch_out.extend(
+                branch_episode(prefix, t, agent.H, actions, rollouts, n) for n in np.flatnonzero(~rollouts.ended)
+            )
         obs, reward, terminated, truncated, info = env.step(rec["action"][-1])
         rec["reward"].append(reward)
         rec["infos"].append(info)
         if terminated or truncated:
             break
     metrics = task.episode_metrics(rec["infos"])
-    return Episode(obs={g: np.asarray(v, np.float32) for g, v in seen.items()},
-                   action=np.asarray(rec["action"], np.float32),
-                   command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
-                   reward=np.asarray(rec["reward"], np.float32), value=np.asarray(rec["value"], np.float32),
-                   expert=np.zeros(len(rec["action"]), bool), success=bool(metrics.get("success", 0.0)),
-                   source_policy="planner", metrics=metrics)
+    return Episode(
+        obs={g: np.asarray(v, np.float32) for g, v in seen.items()},
+        action=np.asarray(rec["action"], np.float32),
+        command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
+        reward=np.asarray(rec["reward"], np.float32),
+        value=np.asarray(rec["value"], np.float32),
+        expert=np.zeros(len(rec["action"]), bool),
+        success=bool(metrics.get("success", 0.0)),
+        source_policy="planner",
+        metrics=metrics,
+    )
 
 
-def collect_planner_episodes(task, model_dir: str | Path, out: str | Path, episodes: int, planner: MPPIConfig,
-                             seed: tuple[int, ...], progress: bool = True, files_of: int = 50, branches: int = 0,
-                             branch_every: int = 2) -> dict:
+def collect_planner_episodes(
+    task,
+    model_dir: str | Path,
+    out: str | Path,
+    episodes: int,
+    planner: MPPIConfig,
+    seed: tuple[int, ...],
+    progress: bool = True,
+    files_of: int = 50,
+    branches: int = 0,
+    branch_every: int = 2,
+) -> dict:
     """`episodes` planner episodes of the model in `model_dir` (and their candidate branches) into the dataset
     `out` (written once complete: `stats.json` marks it); returns their statistics."""
     spec, out = task.spec, Path(out)
@@ -141,34 +181,56 @@ def collect_planner_episodes(task, model_dir: str | Path, out: str | Path, episo
         return json.loads((out / "stats.json").read_text())
     if out.exists():  # an interrupted collection: its seeds are fixed, so it starts again
         shutil.rmtree(out)
-    create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
-                                    obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                    command_dim=spec.command_dim, action_low=spec.action_low,
-                                    action_high=spec.action_high, notes=f"planner episodes of {model_dir}"))
+    create_dataset(
+        out,
+        DatasetInfo(
+            task=spec.name,
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=f"planner episodes of {model_dir}",
+        ),
+    )
     env = task.make_env("sim", seed=episode_seed(seed, 0))
     agent, critic = MPPIAgent(load_model(model_dir), replace(planner, compile=False)), task.critic()
     agent.planner.keep_candidates = bool(branches)
     buffer, branched, successes, steps, branch_count = [], [], [], 0, 0
     for i in progress_bar(range(episodes), disable=not progress, desc=f"planner episodes {spec.name}", unit="ep"):
-        buffer.append(planner_episode(task, env, agent, critic, episode_seed(seed, i + 1), branches, branch_every,
-                                      branched))
+        buffer.append(
+            planner_episode(task, env, agent, critic, episode_seed(seed, i + 1), branches, branch_every, branched)
+        )
         successes.append(buffer[-1].success)
         steps += len(buffer[-1].action)
         if len(buffer) == files_of or i == episodes - 1:
             write_episodes(out, buffer, name=f"planner_{i // files_of:05d}")
             buffer = []
         while len(branched) >= 20 * files_of or (branched and i == episodes - 1):
-            write_episodes(out, branched[:20 * files_of], name=f"branches_{branch_count // (20 * files_of):05d}")
-            branch_count += len(branched[:20 * files_of])
-            branched = branched[20 * files_of:]
-    stats = {"episodes": episodes, "steps": steps, "planner_success": float(np.mean(successes)),
-             "branches": branch_count}
+            write_episodes(out, branched[: 20 * files_of], name=f"branches_{branch_count // (20 * files_of):05d}")
+            branch_count += len(branched[: 20 * files_of])
+            branched = branched[20 * files_of :]
+    stats = {
+        "episodes": episodes,
+        "steps": steps,
+        "planner_success": float(np.mean(successes)),
+        "branches": branch_count,
+    }
     atomic_write_text(out / "stats.json", json.dumps(stats, indent=2))
     return stats
 
 
-def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: RefineConfig,
-           planner: MPPIConfig, progress: bool = True) -> dict:
+def refine(
+    task,
+    checkpoint: str | Path,
+    sim_data: str | Path,
+    out: str | Path,
+    cfg: RefineConfig,
+    planner: MPPIConfig,
+    progress: bool = True,
+) -> dict:
     """`cfg.rounds` planner rounds from `checkpoint`, pretrained on `sim_data`. Round k writes OUT/round_k/
     planner_data, OUT/round_k/data (Alg. 2's data and every round's planner episodes so far, linked) and
     OUT/round_k/model; the last round's model and data are the result. Resumes where it stopped; a rerun with more
@@ -176,8 +238,13 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     check_fits_task(checkpoint, task)
     read_info(sim_data)  # a missing or unreadable dataset fails before any work
     out = Path(out)
-    settings = {"task": task.spec.name, "checkpoint": str(checkpoint), "sim_data": str(sim_data),
-                "refine": asdict(cfg), "mppi": asdict(planner)}
+    settings = {
+        "task": task.spec.name,
+        "checkpoint": str(checkpoint),
+        "sim_data": str(sim_data),
+        "refine": asdict(cfg),
+        "mppi": asdict(planner),
+    }
     recorded = out / "refine_config.json"
     if recorded.exists():  # more rounds continue a run; any other change would mix two refinements
         before = json.loads(recorded.read_text())
@@ -191,11 +258,20 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     model, planner_sets, rounds = Path(checkpoint), [], []
     for k in range(1, cfg.rounds + 1):
         here = out / f"round_{k:02d}"
-        stats = collect_planner_episodes(task, model, here / "planner_data", cfg.episodes, planner,
-                                         (cfg.seed, k), progress, branches=cfg.branches,
-                                         branch_every=cfg.branch_every)
-        log.info("round %d: the planner succeeded in %.2f of %d sim episodes", k, stats["planner_success"],
-                 cfg.episodes)
+        stats = collect_planner_episodes(
+            task,
+            model,
+            here / "planner_data",
+            cfg.episodes,
+            planner,
+            (cfg.seed, k),
+            progress,
+            branches=cfg.branches,
+            branch_every=cfg.branch_every,
+        )
+        log.info(
+            "round %d: the planner succeeded in %.2f of %d sim episodes", k, stats["planner_success"], cfg.episodes
+        )
         planner_sets.append(here / "planner_data")
         data = here / "data"
         if not (data / "merged").exists():  # links only: an interrupted merge is redone
@@ -208,8 +284,12 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
             (trained / "refine_done").write_text("ok\n")
         rounds.append({"round": k, **stats, "model": str(trained)})
         model = trained
-    result = {"task": task.spec.name, "checkpoint": str(model),
-              "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"), "rounds": rounds}
+    result = {
+        "task": task.spec.name,
+        "checkpoint": str(model),
+        "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"),
+        "rounds": rounds,
+    }
     atomic_write_text(out / "refine_results.json", json.dumps(result, indent=2))
     return result
 

@@ -17,10 +17,10 @@ import mujoco
 import numpy as np
 import torch
 
+from simdist.config import replace
 from simdist.model.world_model import ACTION, PlanningContext
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
-from simdist.config import replace
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import COMMAND_KEY
 from simdist.tasks.sequences import Sequences
@@ -47,7 +47,7 @@ class _Copier:
         self.models: dict[int, mujoco.MjModel] = {}
         self.datas: list[tuple[mujoco.MjData, mujoco.MjData]] = []
         for obj in (env, *vars(env).values()):
-            for value in (vars(obj).values() if hasattr(obj, "__dict__") else ()):
+            for value in vars(obj).values() if hasattr(obj, "__dict__") else ():
                 if isinstance(value, mujoco.MjModel):
                     self.models[id(value)] = value
                 elif isinstance(value, mujoco.MjData) and all(value is not d for d, _ in self.datas):
@@ -138,17 +138,18 @@ def _masked(played: Sequences, critic, step_values: bool = False) -> Rollouts:
     if played.steps_left >= T:
         return Rollouts(obs, rewards, values[:, -1], np.zeros(N, bool), values if step_values else None)
     last = max(played.steps_left, 1) - 1  # the truncating step: its reward counts, nothing after it
-    rewards[:, last + 1:] = 0.0
+    rewards[:, last + 1 :] = 0.0
     for v in obs.values():
-        v[:, last + 1:] = v[:, last:last + 1]
+        v[:, last + 1 :] = v[:, last : last + 1]
     if step_values:
-        values[:, last + 1:] = 0.0
+        values[:, last + 1 :] = 0.0
     return Rollouts(obs, rewards, np.zeros(N), np.ones(N, bool), values if step_values else None)
 
 
 @torch.no_grad()
-def learned_return_parts(model, ctx: PlanningContext, rollouts: Rollouts, actions_n: torch.Tensor,
-                         discount: float) -> tuple[torch.Tensor, torch.Tensor]:
+def learned_return_parts(
+    model, ctx: PlanningContext, rollouts: Rollouts, actions_n: torch.Tensor, discount: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(Σ γ^k r̂, v̂_{t+T}) in raw units from the model's reward and value heads over the *encoded true*
     observations of each rollout: what the learned return says when the dynamics are perfect."""
     device = actions_n.device
@@ -216,8 +217,9 @@ class SimulatorMPPIPlanner(MPPIPlanner):
             actions = torch.maximum(torch.minimum(actions, self.high), self.low)
         rollouts = simulator_rollouts(self.env, self.critic, actions.cpu().numpy())
         if self.score == "true":
-            return torch.as_tensor(rollouts.true_returns(self.cfg.discount), dtype=torch.float32,
-                                   device=candidates.device)
+            return torch.as_tensor(
+                rollouts.true_returns(self.cfg.discount), dtype=torch.float32, device=candidates.device
+            )
         rewards, terminal = learned_return_parts(self.model, ctx, rollouts, candidates, self.cfg.discount)
         gamma_T = self.cfg.discount ** candidates.shape[1]
         return rewards + self.cfg.value_weight * gamma_T * terminal
@@ -232,5 +234,14 @@ class SimulatorMPPIAgent(MPPIAgent):
         self.planner.env = env
 
 
-__all__ = ["SCORES", "Rollouts", "SimPhysicsCritic", "SimulatorMPPIAgent", "SimulatorMPPIPlanner", "learned_return_parts",
-           "simulator_copy", "simulator_rollouts", "stepped_rollouts"]
+__all__ = [
+    "SCORES",
+    "Rollouts",
+    "SimPhysicsCritic",
+    "SimulatorMPPIAgent",
+    "SimulatorMPPIPlanner",
+    "learned_return_parts",
+    "simulator_copy",
+    "simulator_rollouts",
+    "stepped_rollouts",
+]

@@ -38,9 +38,13 @@ def play_controls(model: mujoco.MjModel, data: mujoco.MjData, controls: np.ndarr
     state (and solver warm start); `data` is left as it was."""
     threads = max(1, min(len(os.sched_getaffinity(0)), controls.shape[0]))
     scratch = [mujoco.MjData(model) for _ in range(threads)]
-    states, _ = mujoco.rollout.rollout(model, scratch, full_state(model, data)[None],
-                                       np.ascontiguousarray(controls, np.float64),
-                                       initial_warmstart=data.qacc_warmstart[None].copy())
+    states, _ = mujoco.rollout.rollout(
+        model,
+        scratch,
+        full_state(model, data)[None],
+        np.ascontiguousarray(controls, np.float64),
+        initial_warmstart=data.qacc_warmstart[None].copy(),
+    )
     return states
 
 

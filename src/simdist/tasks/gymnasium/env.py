@@ -23,8 +23,9 @@ def make_gym_env(env_id: str, **kwargs) -> gym.Env:
     try:
         return gym.make(env_id, **kwargs).unwrapped
     except (ModuleNotFoundError, gym.error.DependencyNotInstalled) as err:
-        raise ModuleNotFoundError(f"Gymnasium env {env_id!r} cannot be built ({err}); install the extra: "
-                                  "pip install 'simdist[gym]'") from None
+        raise ModuleNotFoundError(
+            f"Gymnasium env {env_id!r} cannot be built ({err}); install the extra: pip install 'simdist[gym]'"
+        ) from None
 
 
 class Nominal:
@@ -33,8 +34,9 @@ class Nominal:
     def __init__(self, spec: GymTaskSpec, model: mujoco.MjModel):
         self.rows = {p.name: p.rows(model) for p in spec.physics}
         self.values = {p.name: np.array(getattr(model, p.field)[self.rows[p.name]], np.float64) for p in spec.physics}
-        self.inertia = {p.name: np.array(model.body_inertia[self.rows[p.name]]) for p in spec.physics
-                        if p.field == "body_mass"}
+        self.inertia = {
+            p.name: np.array(model.body_inertia[self.rows[p.name]]) for p in spec.physics if p.field == "body_mass"
+        }
 
 
 def write_physics(spec: GymTaskSpec, model: mujoco.MjModel, nominal: Nominal, factors: dict[str, float]) -> None:
@@ -74,8 +76,9 @@ class GymAdapterEnv(gym.Env):
         self.nominal = Nominal(spec, self.model)
         self.action_space = self.env.action_space
         obs = self._gym_obs()
-        self.observation_space = gym.spaces.Dict({k: gym.spaces.Box(-np.inf, np.inf, v.shape, np.float32)
-                                                  for k, v in self._groups(obs).items()})
+        self.observation_space = gym.spaces.Dict(
+            {k: gym.spaces.Box(-np.inf, np.inf, v.shape, np.float32) for k, v in self._groups(obs).items()}
+        )
         self._rng = np.random.default_rng(seed)
         self._factors = physics_factors(spec, self.nominal, physics, None)
         write_physics(spec, self.model, self.nominal, self._factors)  # the domain's model even before a reset
@@ -107,8 +110,10 @@ class GymAdapterEnv(gym.Env):
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and effective physics in every domain: for the expert only, never for learning code."""
         state = [read(self.data) for read in self.spec_.state.values()]
-        phys = [np.atleast_1d(getattr(self.model, p.field)[self.nominal.rows[p.name][0]].reshape(-1)[p.column])
-                for p in self.spec_.physics]
+        phys = [
+            np.atleast_1d(getattr(self.model, p.field)[self.nominal.rows[p.name][0]].reshape(-1)[p.column])
+            for p in self.spec_.physics
+        ]
         return np.concatenate(state + phys).astype(np.float32)
 
     def named_state(self) -> dict[str, Any]:
@@ -179,16 +184,21 @@ class GymAdapterEnv(gym.Env):
         for k in range(T):
             std = self.physics.obs_noise_std  # one draw per step, shared by every sequence (as a copy's stream)
             groups = self._groups(np.zeros_like(self._gym_obs()))
-            noise = {g: scratch._rng.normal(0.0, std, v.shape).astype(np.float32) if std else 0.0
-                     for g, v in groups.items()}
+            noise = {
+                g: scratch._rng.normal(0.0, std, v.shape).astype(np.float32) if std else 0.0 for g, v in groups.items()
+            }
             for n in range(N):
                 set_state(self.model, scratch.data, states[n, (k + 1) * frames - 1])
                 for g, v in scratch._groups(scratch._gym_obs()).items():
                     obs[g][k, n] = v + noise[g]
                 reward[k, n] = self.spec_.dense_reward(scratch.named_state(), a[n, k])
                 privileged.append(scratch.oracle_privileged_state())
-        return Sequences(obs={g: np.swapaxes(v, 0, 1) for g, v in obs.items()}, dense_reward=reward.T,
-                         privileged=np.stack(privileged).reshape(T, N, -1).swapaxes(0, 1), steps_left=self.spec_.episode_steps - self._t)
+        return Sequences(
+            obs={g: np.swapaxes(v, 0, 1) for g, v in obs.items()},
+            dense_reward=reward.T,
+            privileged=np.stack(privileged).reshape(T, N, -1).swapaxes(0, 1),
+            steps_left=self.spec_.episode_steps - self._t,
+        )
 
 
 def gym_initial_condition(env: gym.Env, seed: int) -> dict[str, list[float]]:

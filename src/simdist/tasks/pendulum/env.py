@@ -68,8 +68,7 @@ class PendulumEnv(gym.Env):
         self.episode_steps = episode_steps
         self.substeps = max(1, round(physics.control_period_s / physics.timestep_s))
         self.delay_steps = round(physics.actuator_delay_s / physics.timestep_s)
-        self.observation_space = gym.spaces.Dict(
-            {"proprio": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
+        self.observation_space = gym.spaces.Dict({"proprio": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
         self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
         self._rng = np.random.default_rng(seed)
         self._build(1.0, 1.0, 1.0)
@@ -78,8 +77,14 @@ class PendulumEnv(gym.Env):
         p = self.physics
         self.mass, self.damping = p.mass * mass_scale, p.damping * damping_scale
         self.max_torque = p.max_torque * torque_scale
-        xml = _XML.format(dt=p.timestep_s, g=GRAVITY, damping=self.damping, length=p.length,
-                          mass=self.mass, max_torque=self.max_torque)
+        xml = _XML.format(
+            dt=p.timestep_s,
+            g=GRAVITY,
+            damping=self.damping,
+            length=p.length,
+            mass=self.mass,
+            max_torque=self.max_torque,
+        )
         self.model = mujoco.MjModel.from_xml_string(xml)
         self.data = mujoco.MjData(self.model)
 
@@ -122,8 +127,9 @@ class PendulumEnv(gym.Env):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         p, rng = self.physics, self._rng
-        self._build(rng.uniform(*p.mass_scale_range), rng.uniform(*p.damping_scale_range),
-                    rng.uniform(*p.torque_scale_range))
+        self._build(
+            rng.uniform(*p.mass_scale_range), rng.uniform(*p.damping_scale_range), rng.uniform(*p.torque_scale_range)
+        )
         ic = (options or {}).get("initial_condition")
         theta0, thetadot0 = ic if ic is not None else sample_initial_condition(rng)
         self.data.qpos[0], self.data.qvel[0] = theta0, thetadot0
@@ -139,7 +145,7 @@ class PendulumEnv(gym.Env):
         u = np.clip(np.asarray(actions, np.float64)[..., 0], -1.0, 1.0)  # (N, T)
         S, T = self.substeps, u.shape[1]
         controls = queued_then([np.array([q]) for q in self._queue], np.repeat(u, S, axis=1)[..., None])
-        states = play_controls(self.model, self.data, controls)[:, S - 1::S]  # after each control step
+        states = play_controls(self.model, self.data, controls)[:, S - 1 :: S]  # after each control step
         theta, theta_dot = (states[..., 1] + np.pi) % (2 * np.pi) - np.pi, states[..., 2]  # one hinge: qpos, qvel
         rng = copy.deepcopy(self._rng)
         noise = np.stack([rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32) for _ in range(T)])
@@ -147,9 +153,12 @@ class PendulumEnv(gym.Env):
         p = self.physics
         physics = np.broadcast_to([self.mass, p.length, self.damping, self.max_torque], (*theta.shape, 4))
         privileged = np.concatenate((theta[..., None], theta_dot[..., None], physics), axis=-1)
-        return Sequences(obs={"proprio": clean + noise},
-                         dense_reward=0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2,
-                         privileged=privileged.astype(np.float32), steps_left=self.episode_steps - self._t)
+        return Sequences(
+            obs={"proprio": clean + noise},
+            dense_reward=0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2,
+            privileged=privileged.astype(np.float32),
+            steps_left=self.episode_steps - self._t,
+        )
 
     def step(self, action):
         a = np.asarray(action, dtype=np.float64).reshape(-1)
