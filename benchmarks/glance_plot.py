@@ -35,8 +35,10 @@ def adapted_rounds_mean(pattern: str) -> tuple[float, float]:
     """Zero-shot `real` success and the mean over every adapted round, pooled over the seeds' `simdist adapt`
     records: where the rounds scatter around a flat level (Peg Insertion), the last round alone is one noisy draw."""
     runs = [json.loads(p.read_text())["rounds"] for p in sorted(RESULTS.glob(pattern))]
-    return (float(np.mean([r[0]["success_rate"] for r in runs])),
-            float(np.mean([row["success_rate"] for r in runs for row in r[1:]])))
+    return (
+        float(np.mean([r[0]["success_rate"] for r in runs])),
+        float(np.mean([row["success_rate"] for r in runs for row in r[1:]])),
+    )
 
 
 def pooled_baseline(pattern: str, method: str = "bc") -> float:
@@ -59,8 +61,7 @@ def stages_success(name: str, **match) -> float:
 def jsonl_mean(name: str, key: str = "success_rate", **match) -> float:
     """Mean `key` of the rows of a records file whose fields equal `match` (a set: any of its values)."""
     rows = [json.loads(line) for line in (RESULTS / f"{name}.jsonl").read_text().splitlines() if line.strip()]
-    rows = [r for r in rows
-            if all(r.get(k) in v if isinstance(v, set) else r.get(k) == v for k, v in match.items())]
+    rows = [r for r in rows if all(r.get(k) in v if isinstance(v, set) else r.get(k) == v for k, v in match.items())]
     if not rows:
         raise SystemExit(f"no row of {name}.jsonl matches {match}")
     return float(np.mean([r[key] for r in rows]))
@@ -81,8 +82,15 @@ def best_baseline(*records: str, exclude=("simdist",)) -> float:
 
 def perceiving_teacher(grid: str) -> float:
     """Peg Insertion's expert acting on single `real` observations."""
-    return jsonl_mean("peg_perceiving_real", key="success", controller="expert", view="perceived", search="circle",
-                      grid=grid, domain="real")
+    return jsonl_mean(
+        "peg_perceiving_real",
+        key="success",
+        controller="expert",
+        view="perceived",
+        search="circle",
+        grid=grid,
+        domain="real",
+    )
 
 
 def rows() -> list[tuple[str, float | None, float, float, float | None, float | None]]:
@@ -92,53 +100,106 @@ def rows() -> list[tuple[str, float | None, float, float, float | None, float | 
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
     table_leg = compare("compare_table_leg_world_model")["simdist"]["success_mean"]  # the `cpu` model
     # the shipped model, recorded as runs/q_sensor_noise (seed 0) and, once copied, checkpoints/quadruped-cpu
-    foam_sim = jsonl_mean("quadruped_sensor_noise", task="foam", domain="sim", physics_file=None,
-                          checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"})
+    foam_sim = jsonl_mean(
+        "quadruped_sensor_noise",
+        task="foam",
+        domain="sim",
+        physics_file=None,
+        checkpoint={"runs/q_sensor_noise", "checkpoints/quadruped-cpu"},
+    )
     slope_sim = jsonl_mean("slope_sim_eval_3seeds", domain="sim", checkpoint="runs/q_v2_nohist")
     foam_teacher = jsonl_mean("foam_expert_real_seeds")  # 6 eval seeds x 5 trials x 3 speeds
     slope_teacher = jsonl_mean("slope_expert_real_seeds", physics=None)
     slope19_teacher = jsonl_mean("slope_expert_real_seeds", physics="benchmarks/physics/slope_real_mu0.19.json")
     table_leg_teacher = jsonl_mean("table_leg_perceiving_expert", key="success", view="perceived", domain="real")
     return [
-        ("Pendulum\n(3 seeds)", jsonl_mean("pendulum_sim_eval", domain="sim"), pend[0], pend[-1],
-         best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc")), None),
-        ("Point mass,\nexample task\n(2 seeds)",  # a task from outside the package
-         json.loads((RESULTS / "point_mass_run_summary.json").read_text())["sim_success"]["default"],
-         *(compare("compare_point_mass_2seeds")["simdist"]["success_mean"][i] for i in (0, -1)),
-         best_baseline("compare_point_mass_2seeds", exclude=("simdist", "simdist_bc")), None),
+        (
+            "Pendulum\n(3 seeds)",
+            jsonl_mean("pendulum_sim_eval", domain="sim"),
+            pend[0],
+            pend[-1],
+            best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc")),
+            None,
+        ),
+        (
+            "Point mass,\nexample task\n(2 seeds)",  # a task from outside the package
+            json.loads((RESULTS / "point_mass_run_summary.json").read_text())["sim_success"]["default"],
+            *(compare("compare_point_mass_2seeds")["simdist"]["success_mean"][i] for i in (0, -1)),
+            best_baseline("compare_point_mass_2seeds", exclude=("simdist", "simdist_bc")),
+            None,
+        ),
         # independent episode seeds: BC on 2,000 or 10,000 episodes, the better of the two
-        ("Peg Insertion,\nNarrow (2 seeds;\nmean of rounds 1–4)",
-         stages_success("peg_head_no_actions", checkpoint="checkpoints/peg-insertion", domain="sim",
-                        agent="manipulation-prior"),
-         *adapted_rounds_mean("adapt_peg_narrow_s[01].json"),
-         max(pooled_baseline("compare_peg_bc_narrow_s?"), pooled_baseline("compare_peg_bc_10k_narrow_s?")),
-         perceiving_teacher("narrow")),
-        ("Peg Insertion,\nWide (2 seeds;\nmean of rounds 1–4)", None,
-         *adapted_rounds_mean("adapt_peg_wide_s[01].json"),
-         max(pooled_baseline("compare_peg_bc_wide_s?"), pooled_baseline("compare_peg_bc_10k_wide_s?")),
-         perceiving_teacher("wide")),
-        ("Table Leg, cpu\nmodel (1 seed; every\nmethod 0.00)", None, table_leg[0], table_leg[-1],
-         best_baseline("compare_table_leg_world_model", "compare_table_leg_offline", "compare_table_leg_rl"),
-         table_leg_teacher),
-        ("Foam\n(3 seeds)", foam_sim, foam[0], foam[-1],  # BC, and BC after a DAgger round
-         max(best_baseline("compare_foam_shipped_indep_seeds"), jsonl_mean(
-             "foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)})), foam_teacher),
-        ("Foam, sensor\nnoise off\n(3 seeds, λ = 10)", foam_sim, *adapt_mean("adapt_foam_nonoise_l10_s*.json"), None,
-         foam_teacher),
-        ("Foam, foam-\ndagger model\n(3 seeds, λ = 10)",  # height offset + own DAgger round
-         dagger_sim("foam_bc_dagger", "dagger_offset_foam_s0"), *adapt_mean("adapt_foam_offset_dagger_l10_s*.json"),
-         jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}_build23" for s in range(2)}),
-         foam_teacher),
-        ("Slippery Slope\n(3 seeds)", slope_sim, slope[0], slope[-1],
-         best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds"), slope_teacher),
-        ("Slippery Slope\nμ = 0.19, history\nhead (5 seeds)", None,
-         *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"), best_baseline("compare_slope_mu019_lowfric_3seeds"),
-         slope19_teacher),
-        ("Slippery Slope\nμ = 0.19, dagger\nhead (3 seeds)",  # the shipped head
-         jsonl_mean("slope_dagger_cli", model="dagger_cli_slope_exec_s2", physics="slope_sim_panel_mu0.19_noise"),
-         *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"),  # against BC given the same DAgger recipe
-         jsonl_mean("slope_bc_dagger", domain="real", model={f"dagger_bc_slope_s{s}" for s in range(3)}),
-         slope19_teacher),
+        (
+            "Peg Insertion,\nNarrow (2 seeds;\nmean of rounds 1–4)",
+            stages_success(
+                "peg_head_no_actions", checkpoint="checkpoints/peg-insertion", domain="sim", agent="manipulation-prior"
+            ),
+            *adapted_rounds_mean("adapt_peg_narrow_s[01].json"),
+            max(pooled_baseline("compare_peg_bc_narrow_s?"), pooled_baseline("compare_peg_bc_10k_narrow_s?")),
+            perceiving_teacher("narrow"),
+        ),
+        (
+            "Peg Insertion,\nWide (2 seeds;\nmean of rounds 1–4)",
+            None,
+            *adapted_rounds_mean("adapt_peg_wide_s[01].json"),
+            max(pooled_baseline("compare_peg_bc_wide_s?"), pooled_baseline("compare_peg_bc_10k_wide_s?")),
+            perceiving_teacher("wide"),
+        ),
+        (
+            "Table Leg, cpu\nmodel (1 seed; every\nmethod 0.00)",
+            None,
+            table_leg[0],
+            table_leg[-1],
+            best_baseline("compare_table_leg_world_model", "compare_table_leg_offline", "compare_table_leg_rl"),
+            table_leg_teacher,
+        ),
+        (
+            "Foam\n(3 seeds)",
+            foam_sim,
+            foam[0],
+            foam[-1],  # BC, and BC after a DAgger round
+            max(
+                best_baseline("compare_foam_shipped_indep_seeds"),
+                jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}" for s in range(3)}),
+            ),
+            foam_teacher,
+        ),
+        (
+            "Foam, sensor\nnoise off\n(3 seeds, λ = 10)",
+            foam_sim,
+            *adapt_mean("adapt_foam_nonoise_l10_s*.json"),
+            None,
+            foam_teacher,
+        ),
+        (
+            "Foam, foam-\ndagger model\n(3 seeds, λ = 10)",  # height offset + own DAgger round
+            dagger_sim("foam_bc_dagger", "dagger_offset_foam_s0"),
+            *adapt_mean("adapt_foam_offset_dagger_l10_s*.json"),
+            jsonl_mean("foam_bc_dagger", domain="real", model={f"dagger_bc_foam_s{s}_build23" for s in range(2)}),
+            foam_teacher,
+        ),
+        (
+            "Slippery Slope\n(3 seeds)",
+            slope_sim,
+            slope[0],
+            slope[-1],
+            best_baseline("compare_slope_mu015_simdist_bc_3seeds", "compare_slope_mu015_rl_3seeds"),
+            slope_teacher,
+        ),
+        (
+            "Slippery Slope\nμ = 0.19, history\nhead (5 seeds)",
+            None,
+            *adapt_mean("adapt_phist_mu019_s[0-4]_r16.json"),
+            best_baseline("compare_slope_mu019_lowfric_3seeds"),
+            slope19_teacher,
+        ),
+        (
+            "Slippery Slope\nμ = 0.19, dagger\nhead (3 seeds)",  # the shipped head
+            jsonl_mean("slope_dagger_cli", model="dagger_cli_slope_exec_s2", physics="slope_sim_panel_mu0.19_noise"),
+            *adapt_mean("adapt_dagger2_mu019_s[0-2]_r12.json"),  # against BC given the same DAgger recipe
+            jsonl_mean("slope_bc_dagger", domain="real", model={f"dagger_bc_slope_s{s}" for s in range(3)}),
+            slope19_teacher,
+        ),
     ]
 
 
@@ -151,17 +212,32 @@ def main() -> None:
     ax.bar(x, [r[3] for r in data], w, label="SimDist, real after adaptation", color="#08519c")
     ax.bar(x + w, [np.nan if r[4] is None else r[4] for r in data], w, label="best baseline, real", color="#fd8d3c")
     sims = [(i, r[1]) for i, r in enumerate(data) if r[1] is not None]
-    ax.scatter([i for i, _ in sims], [s for _, s in sims], marker="_", s=900, color="black", zorder=3,
-               label="SimDist, sim (pretrained)")
+    ax.scatter(
+        [i for i, _ in sims],
+        [s for _, s in sims],
+        marker="_",
+        s=900,
+        color="black",
+        zorder=3,
+        label="SimDist, sim (pretrained)",
+    )
     teachers = [(i, r[5]) for i, r in enumerate(data) if r[5] is not None]
-    ax.scatter([i for i, _ in teachers], [t for _, t in teachers], marker="x", s=70, color="#cb181d", zorder=4,
-               label="privileged teacher, real (Peg, Table Leg: on the robot's observations)")
+    ax.scatter(
+        [i for i, _ in teachers],
+        [t for _, t in teachers],
+        marker="x",
+        s=70,
+        color="#cb181d",
+        zorder=4,
+        label="privileged teacher, real (Peg, Table Leg: on the robot's observations)",
+    )
     ax.set_xticks(x, [r[0] for r in data], fontsize=8)
     ax.set_ylabel("success rate")
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=5)  # below: sim marks reach 1.0
-    ax.set_title("SimDist at CPU scale: where adaptation pays (pendulum, point mass) and where it has nothing left "
-                 "to fix")
+    ax.set_title(
+        "SimDist at CPU scale: where adaptation pays (pendulum, point mass) and where it has nothing left to fix"
+    )
     fig.tight_layout()
     fig.savefig(OUT, dpi=110)
     for r in data:

@@ -35,13 +35,25 @@ def success(task, make_agent, domain: str, physics, grid: str, trials: int, seed
 def rule_1a(task, trials: int, seed: int = 0) -> list[dict]:
     rows = []
     for grid in GRIDS:
-        for label, domain, physics, floor in (("sim", "sim", None, 0.95),
-                                              ("real, dynamics back to sim", "real", DYNAMICS_BACK_TO_SIM, 0.90),
-                                              ("real", "real", None, None)):
+        for label, domain, physics, floor in (
+            ("sim", "sim", None, 0.95),
+            ("real, dynamics back to sim", "real", DYNAMICS_BACK_TO_SIM, 0.90),
+            ("real", "real", None, None),
+        ):
             r = success(task, lambda env: observation_controller(), domain, physics, grid, trials, seed)
             verdict = "" if floor is None else ("PASS" if r["success"] >= floor else "FAIL")
-            rows.append({"rule": "1a", "agent": "observation controller", "seed": seed, "grid": grid, "domain": label,
-                         **r, "floor": floor, "verdict": verdict})
+            rows.append(
+                {
+                    "rule": "1a",
+                    "agent": "observation controller",
+                    "seed": seed,
+                    "grid": grid,
+                    "domain": label,
+                    **r,
+                    "floor": floor,
+                    "verdict": verdict,
+                }
+            )
     return rows
 
 
@@ -56,9 +68,19 @@ def rule_1b(task, checkpoint: str, trials: int, preset: str, seed: int = 0) -> l
         back = success(task, make_agent, "real", DYNAMICS_BACK_TO_SIM, grid, trials, seed)
         drop = sim["success"] - real["success"]
         restored = (back["success"] - real["success"]) / drop if drop > 0 else float("nan")
-        rows.append({"rule": "1b", "agent": f"{checkpoint} ({preset})", "grid": grid, "sim": sim, "real": real,
-                     "real_dynamics_back_to_sim": back, "drop": drop, "restored_fraction": restored,
-                     "verdict": "PASS" if drop >= 0.3 and restored >= 2 / 3 else "FAIL"})
+        rows.append(
+            {
+                "rule": "1b",
+                "agent": f"{checkpoint} ({preset})",
+                "grid": grid,
+                "sim": sim,
+                "real": real,
+                "real_dynamics_back_to_sim": back,
+                "drop": drop,
+                "restored_fraction": restored,
+                "verdict": "PASS" if drop >= 0.3 and restored >= 2 / 3 else "FAIL",
+            }
+        )
     return rows
 
 
@@ -67,8 +89,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=40, help="controller trials per grid and domain")
     parser.add_argument("--checkpoint", help="a Peg Insertion world model: also measure rule 1b")
     parser.add_argument("--planner-trials", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=0,
-                        help="evaluation seed: the grids' initial conditions and the episodes' seeds")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="evaluation seed: the grids' initial conditions and the episodes' seeds"
+    )
     parser.add_argument("--mppi", default="manipulation-prior", help="MPPI preset of the planner (rule 1b)")
     args = parser.parse_args()
     if args.trials < 1 or args.planner_trials < 1:

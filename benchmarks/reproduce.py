@@ -57,9 +57,14 @@ def sh(cmd: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- shared inputs
 
+
 def peg_data(r: str) -> Step:
     """Alg. 2 replay data for Peg Insertion's finetunes and its BC baseline (2,000 episodes, about 10 min)."""
-    return Step("peg_data", sh(f"simdist generate peg-insertion --episodes 2000 --workers 2 --out {r}/peg_data --quiet"), shared=True)
+    return Step(
+        "peg_data",
+        sh(f"simdist generate peg-insertion --episodes 2000 --workers 2 --out {r}/peg_data --quiet"),
+        shared=True,
+    )
 
 
 def quadruped_data(r: str) -> list[Step]:
@@ -68,31 +73,63 @@ def quadruped_data(r: str) -> list[Step]:
     gen = "python -m simdist.tasks.quadruped.generate_batched --envs 64"
     one = {"OMP_NUM_THREADS": "1"}
     return [
-        Step("quadruped_data_v1_a", sh(f"{gen} --task foam --out {r}/quadruped_data_v1 --transitions 1000000 --seed 0"),
-             one, shared=True),
-        Step("quadruped_data_v1_b", sh(f"{gen} --task foam --out {r}/quadruped_data_v1 --transitions 1000000 --seed 1"),
-             one, shared=True),
-        Step("foam_course_data", sh(f"{gen} --task foam --scene course --out {r}/foam_course_data "
-                                    "--transitions 400000 --seed 2"), one, shared=True),
-        Step("slope_course_data", sh(f"{gen} --task slippery-slope --scene course --out {r}/slope_course_data "
-                                     "--transitions 400000 --seed 3"), one, shared=True),
-        Step("quadruped_data_v2", sh(f"simdist merge {r}/quadruped_data_v1 {r}/foam_course_data {r}/slope_course_data "
-                                     f"--out {r}/quadruped_data_v2"), shared=True),
+        Step(
+            "quadruped_data_v1_a",
+            sh(f"{gen} --task foam --out {r}/quadruped_data_v1 --transitions 1000000 --seed 0"),
+            one,
+            shared=True,
+        ),
+        Step(
+            "quadruped_data_v1_b",
+            sh(f"{gen} --task foam --out {r}/quadruped_data_v1 --transitions 1000000 --seed 1"),
+            one,
+            shared=True,
+        ),
+        Step(
+            "foam_course_data",
+            sh(f"{gen} --task foam --scene course --out {r}/foam_course_data --transitions 400000 --seed 2"),
+            one,
+            shared=True,
+        ),
+        Step(
+            "slope_course_data",
+            sh(f"{gen} --task slippery-slope --scene course --out {r}/slope_course_data --transitions 400000 --seed 3"),
+            one,
+            shared=True,
+        ),
+        Step(
+            "quadruped_data_v2",
+            sh(
+                f"simdist merge {r}/quadruped_data_v1 {r}/foam_course_data {r}/slope_course_data "
+                f"--out {r}/quadruped_data_v2"
+            ),
+            shared=True,
+        ),
     ]
 
 
 def quadruped_data_v3(r: str) -> list[Step]:
     return quadruped_data(r) + [
-        Step("slope_lowfric_data", sh("python -m simdist.tasks.quadruped.generate_batched --task slippery-slope "
-                                      "--scene course --physics benchmarks/physics/sim_low_foot_friction.json "
-                                      f"--envs 64 --transitions 600000 --seed 20 --out {r}/slope_lowfric_data"),
-             {"OMP_NUM_THREADS": "1"}, shared=True),
-        Step("quadruped_data_v3", sh(f"simdist merge {r}/quadruped_data_v2 {r}/slope_lowfric_data "
-                                     f"--out {r}/quadruped_data_v3"), shared=True),
+        Step(
+            "slope_lowfric_data",
+            sh(
+                "python -m simdist.tasks.quadruped.generate_batched --task slippery-slope "
+                "--scene course --physics benchmarks/physics/sim_low_foot_friction.json "
+                f"--envs 64 --transitions 600000 --seed 20 --out {r}/slope_lowfric_data"
+            ),
+            {"OMP_NUM_THREADS": "1"},
+            shared=True,
+        ),
+        Step(
+            "quadruped_data_v3",
+            sh(f"simdist merge {r}/quadruped_data_v2 {r}/slope_lowfric_data --out {r}/quadruped_data_v3"),
+            shared=True,
+        ),
     ]
 
 
 # ---------------------------------------------------------------------------------------------- summaries
+
 
 def load(path: Path) -> dict | None:
     try:
@@ -110,8 +147,11 @@ def adapt_rows(d: Path, names: list[str]) -> tuple[float, float, float]:
     runs = [r["rounds"] for r in (load(d / f"{n}.json") for n in names) if r]
     if not runs:
         return (float("nan"),) * 3
-    return (mean([r[0]["success_rate"] for r in runs]), mean([r[-1]["success_rate"] for r in runs]),
-            mean([x["success_rate"] for r in runs for x in r[1:]]))
+    return (
+        mean([r[0]["success_rate"] for r in runs]),
+        mean([r[-1]["success_rate"] for r in runs]),
+        mean([x["success_rate"] for r in runs for x in r[1:]]),
+    )
 
 
 def compare_final(d: Path, name: str, method: str, index: int = -1) -> float:
@@ -120,8 +160,13 @@ def compare_final(d: Path, name: str, method: str, index: int = -1) -> float:
 
 
 def best_other(d: Path, names: list[str], exclude=("simdist", "simdist_bc")) -> float:
-    found = [max(m["success_mean"]) for n in names if (rec := load(d / f"{n}.json"))
-             for k, m in rec["methods"].items() if k not in exclude]
+    found = [
+        max(m["success_mean"])
+        for n in names
+        if (rec := load(d / f"{n}.json"))
+        for k, m in rec["methods"].items()
+        if k not in exclude
+    ]
     return max(found) if found else float("nan")
 
 
@@ -135,18 +180,30 @@ def fmt(x: float) -> str:
 
 # ---------------------------------------------------------------------------------------------- rows
 
+
 def bc_dagger_steps(task: str, root: str, dagger_args: str, eval_args: str) -> list[Step]:
     """Per BC seed: a DAgger round with the SimDist head's recipe, then three 5-trial `real` evaluations of the head."""
     steps = []
     for s in range(3):
-        evaluate = (f"simdist evaluate {task} --checkpoint {root}/bc_dagger_s{s}/model --domain real --grid all "
-                    f"--trials 5 --agent policy {eval_args}".rstrip())
+        evaluate = (
+            f"simdist evaluate {task} --checkpoint {root}/bc_dagger_s{s}/model --domain real --grid all "
+            f"--trials 5 --agent policy {eval_args}".rstrip()
+        )
         steps += [
-            Step(f"bc_dagger_s{s}", sh(f"simdist dagger {task} --checkpoint {root}/bc/bc/seed_{s}/checkpoint "
-                                       f"{dagger_args} --set dagger.seed={100 + s} --set dagger.train_seed={s} "
-                                       f"--out {root}/bc_dagger_s{s} --json --quiet"), {"OMP_NUM_THREADS": "1"}),
-            *(Step(f"bc_dagger_s{s}_eval{e}", sh(f"{evaluate} --seed {e} --json --quiet"), {"OMP_NUM_THREADS": "1"})
-              for e in range(3))]
+            Step(
+                f"bc_dagger_s{s}",
+                sh(
+                    f"simdist dagger {task} --checkpoint {root}/bc/bc/seed_{s}/checkpoint "
+                    f"{dagger_args} --set dagger.seed={100 + s} --set dagger.train_seed={s} "
+                    f"--out {root}/bc_dagger_s{s} --json --quiet"
+                ),
+                {"OMP_NUM_THREADS": "1"},
+            ),
+            *(
+                Step(f"bc_dagger_s{s}_eval{e}", sh(f"{evaluate} --seed {e} --json --quiet"), {"OMP_NUM_THREADS": "1"})
+                for e in range(3)
+            ),
+        ]
     return steps
 
 
@@ -157,45 +214,88 @@ def rows(r: str) -> dict[str, Row]:
         out[row.name] = row
 
     methods = "simdist,simdist_bc,bc,iql,rlpd,sgft,dp,dp_cotrain"
-    add(Row(
-        "pendulum", "Pendulum: 0.07 → 0.88, 4 robot min, 3 seeds; IQL 0.15",
-        "about 15 min (the demo pretrains its model in about 80 s; the comparison of 8 methods about 8-12 min)",
-        "20 `real` trials per evaluation point and seed, 3 seeds (60 per point); SimDist: 3 points over 4 robot min",
-        [Step("demo", sh(f"simdist demo --task pendulum --out {r}/pendulum/demo --json --quiet"), {"OMP_NUM_THREADS": "1"}),
-         Step("compare", sh(f"simdist compare pendulum --methods {methods} --seeds 3 --sim-data {r}/pendulum/demo/sim_data "
-                            f"--checkpoint {r}/pendulum/demo/pretrained --budget 60 --episodes-per-round 20 "
-                            f"--out {r}/pendulum/compare --json --quiet"))],
-        lambda d: (f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
-                   f"{fmt(compare_final(d, 'compare', 'simdist'))}; best baseline {fmt(best_other(d, ['compare']))}")))
+    add(
+        Row(
+            "pendulum",
+            "Pendulum: 0.07 → 0.88, 4 robot min, 3 seeds; IQL 0.15",
+            "about 15 min (the demo pretrains its model in about 80 s; the comparison of 8 methods about 8-12 min)",
+            "20 `real` trials per evaluation point and seed, 3 seeds (60 per point); SimDist: 3 points over 4 robot min",
+            [
+                Step(
+                    "demo",
+                    sh(f"simdist demo --task pendulum --out {r}/pendulum/demo --json --quiet"),
+                    {"OMP_NUM_THREADS": "1"},
+                ),
+                Step(
+                    "compare",
+                    sh(
+                        f"simdist compare pendulum --methods {methods} --seeds 3 --sim-data {r}/pendulum/demo/sim_data "
+                        f"--checkpoint {r}/pendulum/demo/pretrained --budget 60 --episodes-per-round 20 "
+                        f"--out {r}/pendulum/compare --json --quiet"
+                    ),
+                ),
+            ],
+            lambda d: (
+                f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
+                f"{fmt(compare_final(d, 'compare', 'simdist'))}; best baseline {fmt(best_other(d, ['compare']))}"
+            ),
+        )
+    )
 
     pm = "--set mppi.init_std=0.1 --finetune-steps 2000"
-    add(Row(
-        "point-mass", "Point mass: 0.00 → 0.75, 5 robot min, 2 seeds; every baseline 0.00, SimDist+BC 0.57",
-        "about 25 min (every stage of the example task about 5 min; 8 methods, 2 seeds, 17.5 min)",
-        "20 `real` trials per evaluation point and seed, 2 seeds (40 per point); 5 points over 100 real episodes",
-        [Step("run", sh(f"simdist run point-mass --preset cpu {pm} --rounds 4 --out {r}/point-mass/run --json --quiet"),
-              POINT_MASS),
-         Step("compare", sh(f"simdist compare point-mass --methods {methods} --seeds 2 "
-                            f"--sim-data {r}/point-mass/run/sim_data --checkpoint {r}/point-mass/run/pretrained {pm} "
-                            f"--budget 100 --episodes-per-round 20 --preset cpu --out {r}/point-mass/compare --json --quiet"),
-              POINT_MASS)],
-        lambda d: (f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
-                   f"{fmt(compare_final(d, 'compare', 'simdist'))}; SimDist+BC {fmt(compare_final(d, 'compare', 'simdist_bc'))}"
-                   f"; best other baseline {fmt(best_other(d, ['compare']))}")))
+    add(
+        Row(
+            "point-mass",
+            "Point mass: 0.00 → 0.75, 5 robot min, 2 seeds; every baseline 0.00, SimDist+BC 0.57",
+            "about 25 min (every stage of the example task about 5 min; 8 methods, 2 seeds, 17.5 min)",
+            "20 `real` trials per evaluation point and seed, 2 seeds (40 per point); 5 points over 100 real episodes",
+            [
+                Step(
+                    "run",
+                    sh(f"simdist run point-mass --preset cpu {pm} --rounds 4 --out {r}/point-mass/run --json --quiet"),
+                    POINT_MASS,
+                ),
+                Step(
+                    "compare",
+                    sh(
+                        f"simdist compare point-mass --methods {methods} --seeds 2 "
+                        f"--sim-data {r}/point-mass/run/sim_data --checkpoint {r}/point-mass/run/pretrained {pm} "
+                        f"--budget 100 --episodes-per-round 20 --preset cpu --out {r}/point-mass/compare --json --quiet"
+                    ),
+                    POINT_MASS,
+                ),
+            ],
+            lambda d: (
+                f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
+                f"{fmt(compare_final(d, 'compare', 'simdist'))}; SimDist+BC {fmt(compare_final(d, 'compare', 'simdist_bc'))}"
+                f"; best other baseline {fmt(best_other(d, ['compare']))}"
+            ),
+        )
+    )
 
     def peg_adapt(grid: str, seed: int) -> Step:
-        return Step(f"adapt_s{seed}", sh(
-            f"simdist adapt peg-insertion --checkpoint checkpoints/peg-insertion --rounds 4 --episodes-per-round 20 "
-            f"--grid {grid} --preset cpu --mppi manipulation-prior --finetune-steps 1000 --sim-data {r}/peg_data "
-            f"--seed {seed} --out {r}/peg-{grid}/adapt_s{seed} --json --quiet"), {"OMP_NUM_THREADS": "1"})
+        return Step(
+            f"adapt_s{seed}",
+            sh(
+                f"simdist adapt peg-insertion --checkpoint checkpoints/peg-insertion --rounds 4 --episodes-per-round 20 "
+                f"--grid {grid} --preset cpu --mppi manipulation-prior --finetune-steps 1000 --sim-data {r}/peg_data "
+                f"--seed {seed} --out {r}/peg-{grid}/adapt_s{seed} --json --quiet"
+            ),
+            {"OMP_NUM_THREADS": "1"},
+        )
 
     def peg_bc(grid: str, seed: int) -> Step:
-        start = "" if grid == "narrow" else \
-            f" --start-policy {r}/peg-narrow/bc_s{seed}/bc/seed_{seed}/checkpoint"  # Narrow's policy, deployed as is
-        return Step(f"bc_s{seed}", sh(
-            f"simdist compare peg-insertion --methods bc --seeds {seed}, --preset paper --sim-data {r}/peg_data "
-            f"--budget 20 --episodes-per-round 20 --grid {grid} --out {r}/peg-{grid}/bc_s{seed} --json --quiet{start}"),
-            {"OMP_NUM_THREADS": "1"})
+        start = (
+            "" if grid == "narrow" else f" --start-policy {r}/peg-narrow/bc_s{seed}/bc/seed_{seed}/checkpoint"
+        )  # Narrow's policy, deployed as is
+        return Step(
+            f"bc_s{seed}",
+            sh(
+                f"simdist compare peg-insertion --methods bc --seeds {seed}, --preset paper --sim-data {r}/peg_data "
+                f"--budget 20 --episodes-per-round 20 --grid {grid} --out {r}/peg-{grid}/bc_s{seed} --json --quiet{start}"
+            ),
+            {"OMP_NUM_THREADS": "1"},
+        )
 
     def peg_summary(d: Path) -> str:
         zero, _, adapted = adapt_rows(d, ["adapt_s0", "adapt_s1"])
@@ -203,97 +303,208 @@ def rows(r: str) -> dict[str, Row]:
         return f"zero shot {fmt(zero)} → adapted (mean of rounds 1-4) {fmt(adapted)}; single-step BC {fmt(bc)}"
 
     for grid, readme, time in (
-            ("narrow", "Peg Insertion, Narrow: 0.20 → 0.24, 100 episodes, 2 seeds; single-step BC 0.20–0.23",
-             "about 75 min (replay data 10 min; two single-thread Alg. 1 runs at once 36-44 min; BC 18 min per seed, "
-             "two at once)"),
-            ("wide", "Peg Insertion, Wide: 0.15 → 0.21, 100 episodes, 2 seeds; single-step BC 0.18–0.23",
-             "about 50 min after peg-narrow (two Alg. 1 runs at once 45 min; BC reuses Narrow's policies, 31 s)")):
-        add(Row(f"peg-{grid}", readme, time,
+        (
+            "narrow",
+            "Peg Insertion, Narrow: 0.20 → 0.24, 100 episodes, 2 seeds; single-step BC 0.20–0.23",
+            "about 75 min (replay data 10 min; two single-thread Alg. 1 runs at once 36-44 min; BC 18 min per seed, "
+            "two at once)",
+        ),
+        (
+            "wide",
+            "Peg Insertion, Wide: 0.15 → 0.21, 100 episodes, 2 seeds; single-step BC 0.18–0.23",
+            "about 50 min after peg-narrow (two Alg. 1 runs at once 45 min; BC reuses Narrow's policies, 31 s)",
+        ),
+    ):
+        add(
+            Row(
+                f"peg-{grid}",
+                readme,
+                time,
                 "20 `real` trials per round and seed, 2 seeds: zero shot 40, adapted 160 (4 rounds); BC 20 per seed. "
                 "The README's Narrow zero shot (0.20) also pools 40 independent trials of the shipped model",
                 [peg_data(r), *(peg_adapt(grid, s) for s in (0, 1)), *(peg_bc(grid, s) for s in (0, 1))],
-                peg_summary))
+                peg_summary,
+            )
+        )
 
-    foam_adapt = ("simdist adapt foam --checkpoint checkpoints/quadruped-foam-dagger --rounds 10 --episodes-per-round 15 "
-                  f"--grid all --preset quadruped-cpu --prior-weight 10 --sim-data {r}/quadruped_data_v2")
-    foam_bc = [Step("bc", sh(f"simdist compare foam --methods bc --seeds 3 --sim-data {r}/quadruped_data_v2 "
-                             "--checkpoint checkpoints/quadruped-cpu --budget 105 --episodes-per-round 15 "
-                             "--episodes-per-update 15 --grid all --set baseline.sensor_noise_scale=1 "
-                             f"--out {r}/foam/bc --json --quiet"), {"OMP_NUM_THREADS": "1"})]
-    foam_bc += bc_dagger_steps("foam", f"{r}/foam", f"--sim-data {r}/quadruped_data_v2 --episodes-per-grid 40 "
-                               "--workers 2 --set dagger.sensor_noise_steps=0", "")  # BC given the SimDist head's recipe
-    add(Row(
-        "foam", "Foam (quadruped-foam-dagger): 0.76 → 0.72, 21–30 robot min, 3 seeds; BC + the same DAgger labels 0.54",
-        "about 3 h (quadruped data 12 min; three Alg. 1 runs of 10 rounds at once, about 4 min a round as measured on "
-        "the slope, about 10 GB of memory each; BC 66 min for 3 seeds, then a DAgger round of 4 min and 3 evaluations "
-        "of 1 min per seed)",
-        "15 `real` trials (5 at each of 3 speeds) per round and seed, 3 seeds: zero shot 45, adapted 450; "
-        "BC + DAgger 45 per seed",
-        [*quadruped_data(r), *(Step(f"adapt_s{s}", sh(f"{foam_adapt} --seed {s} --out {r}/foam/adapt_s{s} --json --quiet"),
-                                    {"OMP_NUM_THREADS": "1"}) for s in range(3)), *foam_bc],
-        lambda d: (f"zero shot {fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[0])} → adapted (mean of rounds) "
-                   f"{fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[2])}; BC + DAgger "
-                   f"{fmt(evaluate_mean(d, [f'bc_dagger_s{s}_eval{e}' for s in range(3) for e in range(3)]))}")))
+    foam_adapt = (
+        "simdist adapt foam --checkpoint checkpoints/quadruped-foam-dagger --rounds 10 --episodes-per-round 15 "
+        f"--grid all --preset quadruped-cpu --prior-weight 10 --sim-data {r}/quadruped_data_v2"
+    )
+    foam_bc = [
+        Step(
+            "bc",
+            sh(
+                f"simdist compare foam --methods bc --seeds 3 --sim-data {r}/quadruped_data_v2 "
+                "--checkpoint checkpoints/quadruped-cpu --budget 105 --episodes-per-round 15 "
+                "--episodes-per-update 15 --grid all --set baseline.sensor_noise_scale=1 "
+                f"--out {r}/foam/bc --json --quiet"
+            ),
+            {"OMP_NUM_THREADS": "1"},
+        )
+    ]
+    foam_bc += bc_dagger_steps(
+        "foam",
+        f"{r}/foam",
+        f"--sim-data {r}/quadruped_data_v2 --episodes-per-grid 40 --workers 2 --set dagger.sensor_noise_steps=0",
+        "",
+    )  # BC given the SimDist head's recipe
+    add(
+        Row(
+            "foam",
+            "Foam (quadruped-foam-dagger): 0.76 → 0.72, 21–30 robot min, 3 seeds; BC + the same DAgger labels 0.54",
+            "about 3 h (quadruped data 12 min; three Alg. 1 runs of 10 rounds at once, about 4 min a round as measured on "
+            "the slope, about 10 GB of memory each; BC 66 min for 3 seeds, then a DAgger round of 4 min and 3 evaluations "
+            "of 1 min per seed)",
+            "15 `real` trials (5 at each of 3 speeds) per round and seed, 3 seeds: zero shot 45, adapted 450; "
+            "BC + DAgger 45 per seed",
+            [
+                *quadruped_data(r),
+                *(
+                    Step(
+                        f"adapt_s{s}",
+                        sh(f"{foam_adapt} --seed {s} --out {r}/foam/adapt_s{s} --json --quiet"),
+                        {"OMP_NUM_THREADS": "1"},
+                    )
+                    for s in range(3)
+                ),
+                *foam_bc,
+            ],
+            lambda d: (
+                f"zero shot {fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[0])} → adapted (mean of rounds) "
+                f"{fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[2])}; BC + DAgger "
+                f"{fmt(evaluate_mean(d, [f'bc_dagger_s{s}_eval{e}' for s in range(3) for e in range(3)]))}"
+            ),
+        )
+    )
 
-    slope_adapt = ("simdist adapt slippery-slope --checkpoint checkpoints/quadruped-lowfric-dagger --rounds 12 "
-                   f"--episodes-per-round 15 --grid all --preset quadruped-cpu --prior-weight 10 --physics {MU019} "
-                   f"--sim-data {r}/quadruped_data_v3")
-    slope_bc = [Step("bc", sh(f"simdist compare slippery-slope --methods bc --seeds 3 --sim-data {r}/quadruped_data_v3 "
-                              f"--checkpoint checkpoints/quadruped-lowfric --budget 60 --episodes-per-round 15 "
-                              f"--episodes-per-update 15 --grid all --physics {MU019} --out {r}/slope-mu019/bc "
-                              "--json --quiet"), {"OMP_NUM_THREADS": "1"})]
-    slope_bc += bc_dagger_steps("slippery-slope", f"{r}/slope-mu019",
-                                f"--sim-data {r}/quadruped_data_v3 --physics benchmarks/physics/sim_panel_friction.json "
-                                "--grid 0.1 --grid 0.3 --episodes-per-grid 60 --workers 2",
-                                f"--physics {MU019}")  # BC given exactly the SimDist head's recipe, at mu = 0.19
-    add(Row(
-        "slope-mu019", "Slippery Slope, μ = 0.19 (quadruped-lowfric-dagger): 0.89 → 0.91, 30 robot min, 3 seeds; "
-                       "BC + the same DAgger recipe 0.83",
-        "about 1.5 h once the data exist (quadruped data v2 and v3 about 25 min; three Alg. 1 runs of 12 rounds at once "
-        "41 min; per BC seed a comparison, 5 min of DAgger and 3 evaluations of 1 min)",
-        "15 `real` trials (5 at each of 3 speeds) per round and seed, 3 seeds: zero shot 45, adapted 540; "
-        "BC + DAgger 45 per seed",
-        [*quadruped_data_v3(r), *(Step(f"adapt_s{s}", sh(f"{slope_adapt} --seed {s} --out {r}/slope-mu019/adapt_s{s} "
-                                                          "--json --quiet"), {"OMP_NUM_THREADS": "1"}) for s in range(3)),
-         *slope_bc],
-        lambda d: (f"zero shot {fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[0])} → adapted (mean of rounds) "
-                   f"{fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[2])}; BC + DAgger "
-                   f"{fmt(evaluate_mean(d, [f'bc_dagger_s{s}_eval{e}' for s in range(3) for e in range(3)]))}")))
+    slope_adapt = (
+        "simdist adapt slippery-slope --checkpoint checkpoints/quadruped-lowfric-dagger --rounds 12 "
+        f"--episodes-per-round 15 --grid all --preset quadruped-cpu --prior-weight 10 --physics {MU019} "
+        f"--sim-data {r}/quadruped_data_v3"
+    )
+    slope_bc = [
+        Step(
+            "bc",
+            sh(
+                f"simdist compare slippery-slope --methods bc --seeds 3 --sim-data {r}/quadruped_data_v3 "
+                f"--checkpoint checkpoints/quadruped-lowfric --budget 60 --episodes-per-round 15 "
+                f"--episodes-per-update 15 --grid all --physics {MU019} --out {r}/slope-mu019/bc "
+                "--json --quiet"
+            ),
+            {"OMP_NUM_THREADS": "1"},
+        )
+    ]
+    slope_bc += bc_dagger_steps(
+        "slippery-slope",
+        f"{r}/slope-mu019",
+        f"--sim-data {r}/quadruped_data_v3 --physics benchmarks/physics/sim_panel_friction.json "
+        "--grid 0.1 --grid 0.3 --episodes-per-grid 60 --workers 2",
+        f"--physics {MU019}",
+    )  # BC given exactly the SimDist head's recipe, at mu = 0.19
+    add(
+        Row(
+            "slope-mu019",
+            "Slippery Slope, μ = 0.19 (quadruped-lowfric-dagger): 0.89 → 0.91, 30 robot min, 3 seeds; "
+            "BC + the same DAgger recipe 0.83",
+            "about 1.5 h once the data exist (quadruped data v2 and v3 about 25 min; three Alg. 1 runs of 12 rounds at once "
+            "41 min; per BC seed a comparison, 5 min of DAgger and 3 evaluations of 1 min)",
+            "15 `real` trials (5 at each of 3 speeds) per round and seed, 3 seeds: zero shot 45, adapted 540; "
+            "BC + DAgger 45 per seed",
+            [
+                *quadruped_data_v3(r),
+                *(
+                    Step(
+                        f"adapt_s{s}",
+                        sh(f"{slope_adapt} --seed {s} --out {r}/slope-mu019/adapt_s{s} --json --quiet"),
+                        {"OMP_NUM_THREADS": "1"},
+                    )
+                    for s in range(3)
+                ),
+                *slope_bc,
+            ],
+            lambda d: (
+                f"zero shot {fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[0])} → adapted (mean of rounds) "
+                f"{fmt(adapt_rows(d, [f'adapt_s{s}' for s in range(3)])[2])}; BC + DAgger "
+                f"{fmt(evaluate_mean(d, [f'bc_dagger_s{s}_eval{e}' for s in range(3) for e in range(3)]))}"
+            ),
+        )
+    )
 
-    add(Row(
-        "slope-mu015", "Slippery Slope, μ = 0.15 (quadruped-cpu as first shipped): 0.00 → 0.00, 6.5 robot min, 3 seeds; "
-                       "BC 0.04",
-        "about 1 h after the quadruped data (SimDist's three seeds about 15 min each; BC 1.3 robot min per seed)",
-        "15 `real` trials per round and seed, 3 seeds, 7 rounds (45 per point)",
-        [*quadruped_data(r),
-         Step("model", ["bash", "-c", f"mkdir -p {r}/q_v2_nohist && for f in config.json model.safetensors; do "
-                                      f"git show 5445b93^:checkpoints/quadruped-cpu/$f > {r}/q_v2_nohist/$f; done"], shared=True),  # the shipped model before its sensor-noise steps
-         Step("compare", sh(f"simdist compare slippery-slope --methods simdist,bc --seeds 3 --sim-data {r}/quadruped_data_v2 "
-                            f"--checkpoint {r}/q_v2_nohist --budget 105 --episodes-per-round 15 --episodes-per-update 15 "
-                            f"--grid all --prior-weight 10 --out {r}/slope-mu015/compare --json --quiet"))],
-        lambda d: (f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
-                   f"{fmt(compare_final(d, 'compare', 'simdist'))}; BC {fmt(compare_final(d, 'compare', 'bc'))}")))
+    add(
+        Row(
+            "slope-mu015",
+            "Slippery Slope, μ = 0.15 (quadruped-cpu as first shipped): 0.00 → 0.00, 6.5 robot min, 3 seeds; BC 0.04",
+            "about 1 h after the quadruped data (SimDist's three seeds about 15 min each; BC 1.3 robot min per seed)",
+            "15 `real` trials per round and seed, 3 seeds, 7 rounds (45 per point)",
+            [
+                *quadruped_data(r),
+                Step(
+                    "model",
+                    [
+                        "bash",
+                        "-c",
+                        f"mkdir -p {r}/q_v2_nohist && for f in config.json model.safetensors; do "
+                        f"git show 5445b93^:checkpoints/quadruped-cpu/$f > {r}/q_v2_nohist/$f; done",
+                    ],
+                    shared=True,
+                ),  # the shipped model before its sensor-noise steps
+                Step(
+                    "compare",
+                    sh(
+                        f"simdist compare slippery-slope --methods simdist,bc --seeds 3 --sim-data {r}/quadruped_data_v2 "
+                        f"--checkpoint {r}/q_v2_nohist --budget 105 --episodes-per-round 15 --episodes-per-update 15 "
+                        f"--grid all --prior-weight 10 --out {r}/slope-mu015/compare --json --quiet"
+                    ),
+                ),
+            ],
+            lambda d: (
+                f"zero shot {fmt(compare_final(d, 'compare', 'simdist', 0))} → adapted "
+                f"{fmt(compare_final(d, 'compare', 'simdist'))}; BC {fmt(compare_final(d, 'compare', 'bc'))}"
+            ),
+        )
+    )
 
     tl = f"{r}/table-leg"
-    tl_compare = (f"simdist compare table-leg --sim-data {tl}/sim_data --grid narrow --seeds 1 --preset cpu --budget 40 "
-                  "--episodes-per-round 20 --json --quiet")
-    add(Row(
-        "table-leg", "Table Leg (cpu preset): 0.00 → 0.00; every method 0.00–0.05",
-        "about 21 min (500 Alg. 2 episodes, the `cpu` world model, 8 methods)",
-        "20 `real` trials per evaluation point, 1 seed; 40 real episodes per method",
-        [Step("sim_data", sh(f"simdist generate table-leg --episodes 500 --workers 2 --out {tl}/sim_data --quiet")),
-         Step("pretrained", sh(f"simdist pretrain --data {tl}/sim_data --out {tl}/pretrained --preset cpu --quiet")),
-         Step("world_model", sh(f"{tl_compare} --methods simdist,simdist_bc --checkpoint {tl}/pretrained "
-                                f"--out {tl}/world_model")),
-         Step("offline", sh(f"{tl_compare} --methods bc,dp,dp_cotrain --out {tl}/offline")),
-         Step("rl", sh(f"{tl_compare} --methods iql,rlpd,sgft --episodes-per-update 20 --out {tl}/rl"))],
-        lambda d: (f"zero shot {fmt(compare_final(d, 'world_model', 'simdist', 0))} → adapted "
-                   f"{fmt(compare_final(d, 'world_model', 'simdist'))}; best baseline "
-                   f"{fmt(best_other(d, ['world_model', 'offline', 'rl'], exclude=('simdist',)))}")))
+    tl_compare = (
+        f"simdist compare table-leg --sim-data {tl}/sim_data --grid narrow --seeds 1 --preset cpu --budget 40 "
+        "--episodes-per-round 20 --json --quiet"
+    )
+    add(
+        Row(
+            "table-leg",
+            "Table Leg (cpu preset): 0.00 → 0.00; every method 0.00–0.05",
+            "about 21 min (500 Alg. 2 episodes, the `cpu` world model, 8 methods)",
+            "20 `real` trials per evaluation point, 1 seed; 40 real episodes per method",
+            [
+                Step(
+                    "sim_data", sh(f"simdist generate table-leg --episodes 500 --workers 2 --out {tl}/sim_data --quiet")
+                ),
+                Step(
+                    "pretrained",
+                    sh(f"simdist pretrain --data {tl}/sim_data --out {tl}/pretrained --preset cpu --quiet"),
+                ),
+                Step(
+                    "world_model",
+                    sh(
+                        f"{tl_compare} --methods simdist,simdist_bc --checkpoint {tl}/pretrained --out {tl}/world_model"
+                    ),
+                ),
+                Step("offline", sh(f"{tl_compare} --methods bc,dp,dp_cotrain --out {tl}/offline")),
+                Step("rl", sh(f"{tl_compare} --methods iql,rlpd,sgft --episodes-per-update 20 --out {tl}/rl")),
+            ],
+            lambda d: (
+                f"zero shot {fmt(compare_final(d, 'world_model', 'simdist', 0))} → adapted "
+                f"{fmt(compare_final(d, 'world_model', 'simdist'))}; best baseline "
+                f"{fmt(best_other(d, ['world_model', 'offline', 'rl'], exclude=('simdist',)))}"
+            ),
+        )
+    )
     return out
 
 
 # ---------------------------------------------------------------------------------------------- running
+
 
 def run(row: Row, runs: Path, dry: bool) -> None:
     d = runs / row.name

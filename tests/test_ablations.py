@@ -8,8 +8,7 @@ import torch
 from simdist.cli import main
 from simdist.config import FinetuneConfig, TrainConfig
 from simdist.experiments.ablations import ABLATIONS, run_ablations
-from simdist.model.value_td import (discounted_targets, follow, value_target_network, value_td_loss,
-                                    value_td_terms)
+from simdist.model.value_td import discounted_targets, follow, value_target_network, value_td_loss, value_td_terms
 from simdist.model.world_model import VALUE
 from simdist.training import checkpoint as ckpt
 from simdist.training.train import finetune, load_windows, set_trainable
@@ -106,14 +105,20 @@ def test_a_following_target_carries_the_reward_past_the_horizon(model_and_batch,
 
 
 def _changed_groups(a, b) -> set[str]:  # weights only: the return error is a measurement, re-taken on sim labels
-    return {k.split(".")[0] for k, v in a.state_dict().items()
-            if k != "return_error" and not torch.equal(v, b.state_dict()[k])}
+    return {
+        k.split(".")[0]
+        for k, v in a.state_dict().items()
+        if k != "return_error" and not torch.equal(v, b.state_dict()[k])
+    }
 
 
 def test_finetune_uses_the_td_term_only_when_the_value_is_trainable(pretrained, pendulum_data, tmp_path):
     before = ckpt.load_model(pretrained)
-    for trainable, expect in ((("dynamics",), {"dynamics"}), (("dynamics", "value"), {"dynamics", "value"}),
-                              (("dynamics", "encoder"), {"dynamics", "encoder"})):
+    for trainable, expect in (
+        (("dynamics",), {"dynamics"}),
+        (("dynamics", "value"), {"dynamics", "value"}),
+        (("dynamics", "encoder"), {"dynamics", "encoder"}),
+    ):
         out = tmp_path / "+".join(trainable)
         cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=trainable)
         finetune(pretrained, pendulum_data, out, cfg, device=torch.device("cpu"), progress=False)
@@ -122,8 +127,9 @@ def test_finetune_uses_the_td_term_only_when_the_value_is_trainable(pretrained, 
         assert ("train/value_td" in row) == ("value" in trainable)
         assert ("value_td" in json.loads((out / "config.json").read_text())) == ("value" in trainable)
     # value_iterations wires the following target in: the same finetune ends with another value head
-    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"),
-                         value_iterations=5)
+    cfg = FinetuneConfig(
+        steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"), value_iterations=5
+    )
     finetune(pretrained, pendulum_data, tmp_path / "following", cfg, device=torch.device("cpu"), progress=False)
     frozen, following = (ckpt.load_model(tmp_path / d) for d in ("dynamics+value", "following"))
     assert _changed_groups(frozen, following) == {"value"}
@@ -132,8 +138,22 @@ def test_finetune_uses_the_td_term_only_when_the_value_is_trainable(pretrained, 
 def test_unknown_ablation_lists_valid_names(pendulum_data, tmp_path, caplog):
     with pytest.raises(KeyError, match="unfreeze-value"):
         run_ablations(None, pendulum_data, tmp_path, ["unfreeze-brain"], None, TrainConfig(), "cpu")
-    assert main(["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(tmp_path / "x"),
-                 "--variants", "unfreeze-brain", "--json"]) == 2
+    assert (
+        main(
+            [
+                "ablate",
+                "pendulum",
+                "--sim-data",
+                str(pendulum_data),
+                "--out",
+                str(tmp_path / "x"),
+                "--variants",
+                "unfreeze-brain",
+                "--json",
+            ]
+        )
+        == 2
+    )
     assert "unfreeze-encoder" in caplog.text
     assert ABLATIONS["unfreeze-encoder"].trainable == ("dynamics", "encoder")
 
@@ -141,9 +161,30 @@ def test_unknown_ablation_lists_valid_names(pendulum_data, tmp_path, caplog):
 @pytest.mark.slow
 def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulum_data, tmp_path, capsys):
     out = tmp_path / "ab"
-    argv = ["ablate", "pendulum", "--sim-data", str(pendulum_data), "--out", str(out), "--checkpoint", str(pretrained),
-            "--variants", "unfreeze-encoder,unfreeze-value", "--rounds", "1", "--episodes-per-round", "2",
-            "--finetune-steps", "4", "--prior-weight", "0.5", "--grid", "all", "--json", "--quiet"]
+    argv = [
+        "ablate",
+        "pendulum",
+        "--sim-data",
+        str(pendulum_data),
+        "--out",
+        str(out),
+        "--checkpoint",
+        str(pretrained),
+        "--variants",
+        "unfreeze-encoder,unfreeze-value",
+        "--rounds",
+        "1",
+        "--episodes-per-round",
+        "2",
+        "--finetune-steps",
+        "4",
+        "--prior-weight",
+        "0.5",
+        "--grid",
+        "all",
+        "--json",
+        "--quiet",
+    ]
     assert main(argv) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["ablations"] == {}  # no Table I variant requested, nothing pretrained
@@ -156,10 +197,14 @@ def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulu
         assert cfg["finetune"]["trainable"] == r["trainable"] and cfg["pretrained"] == str(pretrained)
         assert cfg["mppi"]["prior_weight"] == 0.5 and cfg["adapt"]["grid"] == "all"
     base = ckpt.load_model(pretrained)
-    changed = {n: _changed_groups(base, ckpt.load_model(out / n / "seed_0" / "round_01" / "model"))
-               for n in ft["variants"]}
-    assert changed == {"dynamics-only": {"dynamics"}, "unfreeze-encoder": {"dynamics", "encoder"},
-                       "unfreeze-value": {"dynamics", "value"}}
+    changed = {
+        n: _changed_groups(base, ckpt.load_model(out / n / "seed_0" / "round_01" / "model")) for n in ft["variants"]
+    }
+    assert changed == {
+        "dynamics-only": {"dynamics"},
+        "unfreeze-encoder": {"dynamics", "encoder"},
+        "unfreeze-value": {"dynamics", "value"},
+    }
     shift = {n: r["final_model_shift"]["0"] for n, r in ft["variants"].items()}
     assert shift["dynamics-only"] == {"latent_shift": 0.0, "value_shift": 0.0}
     assert shift["unfreeze-encoder"]["latent_shift"] > 0 and shift["unfreeze-encoder"]["value_shift"] > 0
@@ -180,8 +225,10 @@ def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
     assert mean == [0.0, 0.5] and ci[0] == 0.0 and ci[1] == pytest.approx(1.96 * 0.5 / 2**0.5)  # std 0.5 of 2
     assert _mean_ci({"0": [0.2, 0.4]}) == ([0.2, 0.4], [0.0, 0.0])  # one seed: no band
     variant = {"success_per_round": {"0": [0.0, 0.1]}, "progress_per_round": {"0": [1.2, 1.5]}}
-    summary = {"ablations": {"data-10": {"success_rate": 0.3}},
-               "finetune_ablations": {"variants": {"dynamics-only": variant}}}
+    summary = {
+        "ablations": {"data-10": {"success_rate": 0.3}},
+        "finetune_ablations": {"variants": {"dynamics-only": variant}},
+    }
     assert write_ablation_plot(tmp_path, summary) == "ablations.png"
     assert (tmp_path / "ablations.png").stat().st_size > 0
     assert write_ablation_plot(tmp_path / "none", {"ablations": {}}) is None

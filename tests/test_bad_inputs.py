@@ -23,10 +23,19 @@ def inputs(tmp_path_factory):
     (root / "list.yaml").write_text("- 1\n- 2\n")
     (root / "file.txt").write_text("not a folder\n")
     spec = get_task("peg-insertion").spec
-    create_dataset(root / "peg_data", DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
-                                                  obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                                  command_dim=spec.command_dim, action_low=spec.action_low,
-                                                  action_high=spec.action_high))
+    create_dataset(
+        root / "peg_data",
+        DatasetInfo(
+            task=spec.name,
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+        ),
+    )
     return root
 
 
@@ -62,8 +71,7 @@ CASES = [
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --episodes-per-round 0", "round 0: must"),
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {in}/peg_data", "'peg-insertion' episodes"),
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --sim-replay 1.5", "within [0, 1]"),
-    ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --initial-data {in}/missing",
-     "--initial-data"),
+    ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --initial-data {in}/missing", "--initial-data"),
     ("adapt pendulum --checkpoint {ckpt} --out {in}/file.txt --sim-data {data}", "a file, not a folder"),
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --physics {in}/bad.json", "bad.json"),
     ("adapt pendulum --checkpoint {ckpt} --out {out} --sim-data {data} --takeover-s 0", "--takeover-s 0"),
@@ -84,8 +92,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("argv,expected", CASES, ids=[c[0].split(" --")[0] + f"-{i}" for i, c in enumerate(CASES)])
-def test_bad_input_is_one_line_and_nothing_written(argv, expected, inputs, pretrained, pendulum_data, tmp_path,
-                                                   caplog):
+def test_bad_input_is_one_line_and_nothing_written(argv, expected, inputs, pretrained, pendulum_data, tmp_path, caplog):
     out = tmp_path / "out"
     argv = argv.format(ckpt=pretrained, data=pendulum_data, out=out, **{"in": inputs}).split()
     with caplog.at_level(logging.INFO):
@@ -107,9 +114,24 @@ def test_a_bad_command_line_is_one_line(capsys):
 
 @pytest.mark.slow
 def test_a_bad_physics_file_is_one_stderr_line_in_a_real_process(inputs, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "simdist.cli", "generate", "pendulum", "--episodes", "2", "--out",
-                           str(tmp_path / "x"), "--physics", str(inputs / "bad.yaml")], capture_output=True, text=True,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "simdist.cli",
+            "generate",
+            "pendulum",
+            "--episodes",
+            "2",
+            "--out",
+            str(tmp_path / "x"),
+            "--physics",
+            str(inputs / "bad.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "bad.yaml: not valid YAML" in lines[0], proc.stderr

@@ -12,8 +12,10 @@ from simdist.tasks import get_task
 def test_bc_trains_on_the_tasks_sensor_noise():
     spec = spec_of(get_task("foam").spec)
     assert spec.sensor_noise_std["proprio"][21] == 0.75  # joint velocities, the authors' Go2 std
-    batch = {"obs": {"proprio": torch.zeros(8, 35), "height": torch.zeros(8, 21, 15), "command": torch.zeros(8, 3)},
-             "action": torch.zeros(8, 12)}
+    batch = {
+        "obs": {"proprio": torch.zeros(8, 35), "height": torch.zeros(8, 21, 15), "command": torch.zeros(8, 3)},
+        "action": torch.zeros(8, 12),
+    }
     losses = {}
     for scale in (0.0, 1.0):
         torch.manual_seed(0)
@@ -26,8 +28,12 @@ def test_bc_trains_on_the_tasks_sensor_noise():
 def test_bc_sensor_noise_needs_a_task_that_documents_it():
     bc = BCLearner(spec_of(get_task("pendulum").spec), BCConfig.preset("cpu", sensor_noise_scale=1.0))
     with pytest.raises(ValueError, match="documents no sensor noise"):
-        bc.update({"obs": {"proprio": torch.zeros(2, bc.spec.obs_shapes["proprio"][0])},
-                   "action": torch.zeros(2, bc.spec.action_dim)})
+        bc.update(
+            {
+                "obs": {"proprio": torch.zeros(2, bc.spec.obs_shapes["proprio"][0])},
+                "action": torch.zeros(2, bc.spec.action_dim),
+            }
+        )
 
 
 def test_baseline_set_parses_values_and_rejects_unknown_fields():

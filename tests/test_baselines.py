@@ -6,11 +6,16 @@ import pytest
 import torch
 
 from simdist.baselines.bc import BCConfig, BCLearner
-from simdist.baselines.diffusion_policy import (ChunkDataset, ChunkDDPM, DiffusionConfig, DiffusionLearner,
-                                               cosine_betas)
+from simdist.baselines.diffusion_policy import ChunkDataset, ChunkDDPM, DiffusionConfig, DiffusionLearner, cosine_betas
 from simdist.baselines.iql import IQLConfig, IQLLearner, expectile_loss
-from simdist.baselines.replay import (OFFLINE_FLAG, SymmetricSampler, TransitionBuffer, cached_transitions,
-                                      sim_labels, sparse_success)
+from simdist.baselines.replay import (
+    OFFLINE_FLAG,
+    SymmetricSampler,
+    TransitionBuffer,
+    cached_transitions,
+    sim_labels,
+    sparse_success,
+)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue, shape_transitions, shaped_reward
 from simdist.data.episodes import Episode
@@ -25,9 +30,14 @@ def episode(rng, length=6, action=None, success=False, labels=True) -> Episode:
     obs = rng.normal(size=(length, 3)).astype(np.float32)
     act = rng.uniform(-2, 2, size=(length, 1)).astype(np.float32) if action is None else action(obs)
     lab = lambda: np.ones(length, np.float32) if labels else None
-    return Episode(obs={"proprio": obs}, action=act.astype(np.float32), reward=lab(),
-                   value=(obs[:, 0] * 2.0).astype(np.float32) if labels else None,
-                   expert=np.ones(length, bool) if labels else None, success=success)
+    return Episode(
+        obs={"proprio": obs},
+        action=act.astype(np.float32),
+        reward=lab(),
+        value=(obs[:, 0] * 2.0).astype(np.float32) if labels else None,
+        expert=np.ones(length, bool) if labels else None,
+        success=success,
+    )
 
 
 def buffer(n, rng, reward=None, done=0.0) -> TransitionBuffer:
@@ -36,8 +46,9 @@ def buffer(n, rng, reward=None, done=0.0) -> TransitionBuffer:
     nxt = {"proprio": rng.normal(size=(n, 3)).astype(np.float32)}
     action = rng.uniform(-2, 2, size=(n, 1)).astype(np.float32)
     r = np.ones(n, np.float32) if reward is None else reward(action).astype(np.float32)
-    return TransitionBuffer.from_arrays(obs, action, r, nxt, np.full(n, done, np.float32), np.ones(n, bool),
-                                        np.full(n, np.nan, np.float32))
+    return TransitionBuffer.from_arrays(
+        obs, action, r, nxt, np.full(n, done, np.float32), np.ones(n, bool), np.full(n, np.nan, np.float32)
+    )
 
 
 def mode(actor, obs) -> float:
@@ -162,8 +173,7 @@ def test_bc_loss_falls_and_agent_acts():
 def test_sac_critics_fit_constant_reward_value():
     """r = 1, never terminal, γ = 0.5: Q ≡ 1 / (1 − γ) = 2 for every action (no entropy in the backup)."""
     rng = np.random.default_rng(0)
-    cfg = SACConfig(**TINY, gamma=0.5, num_qs=4, num_min_qs=2, utd_ratio=2, tau=0.05, lr=3e-3,
-                    backup_entropy=False)
+    cfg = SACConfig(**TINY, gamma=0.5, num_qs=4, num_min_qs=2, utd_ratio=2, tau=0.05, lr=3e-3, backup_entropy=False)
     learner = SACLearner(SPEC, cfg)
     sampler = SymmetricSampler(buffer(200, rng), buffer(200, rng), cfg.offline_ratio)
     info = learner.train_round(sampler, new_steps=150, rng=rng)
@@ -207,8 +217,9 @@ def test_sac_critic_warmup_leaves_actor_and_temperature_untouched_then_lets_them
 def test_sac_anchor_keeps_the_actor_near_its_start_policy(anchor_weight):
     """The bandit above: unanchored the mode walks to a = 1; a heavy pull to the start policy keeps it home."""
     rng = np.random.default_rng(1)
-    cfg = SACConfig(**TINY, gamma=0.9, num_qs=4, utd_ratio=2, lr=3e-3, init_temperature=0.05,
-                    anchor_weight=anchor_weight)
+    cfg = SACConfig(
+        **TINY, gamma=0.9, num_qs=4, utd_ratio=2, lr=3e-3, init_temperature=0.05, anchor_weight=anchor_weight
+    )
     learner = SACLearner(SPEC, cfg)
     reward = lambda a: -((a[:, 0] - 1.0) ** 2)
     sampler = SymmetricSampler(buffer(300, rng, reward, done=1.0), buffer(300, rng, reward, done=1.0))
@@ -348,13 +359,16 @@ def test_chunk_ddpm_samples_both_modes_of_an_either_or_target():
 
 
 # ------------------------------------------------------------------------------------------ checkpoints
-@pytest.mark.parametrize("make", [
-    lambda: BCLearner(SPEC, BCConfig(**TINY)),
-    lambda: IQLLearner(SPEC, IQLConfig(**TINY)),
-    lambda: SACLearner(SPEC, SACConfig(**TINY, num_qs=3)),
-    lambda: SGFTLearner(SPEC, SGFTConfig.preset("cpu", hidden=(16,))),
-    lambda: DiffusionLearner(SPEC, DiffusionConfig(**TINY, diffusion_steps=5)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: BCLearner(SPEC, BCConfig(**TINY)),
+        lambda: IQLLearner(SPEC, IQLConfig(**TINY)),
+        lambda: SACLearner(SPEC, SACConfig(**TINY, num_qs=3)),
+        lambda: SGFTLearner(SPEC, SGFTConfig.preset("cpu", hidden=(16,))),
+        lambda: DiffusionLearner(SPEC, DiffusionConfig(**TINY, diffusion_steps=5)),
+    ],
+)
 def test_save_load_round_trip(make, tmp_path):
     learner = make()
     for enc in [m for m in vars(learner).values() if isinstance(m, torch.nn.Module)]:

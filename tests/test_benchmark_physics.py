@@ -13,8 +13,14 @@ from simdist.tasks import get_task
 from simdist.tasks.base import domain_physics
 
 PHYSICS = Path(__file__).resolve().parents[1] / "benchmarks" / "physics"
-TASK_BY_PREFIX = {"peg_": "peg-insertion", "table_leg_": "table-leg", "foam_": "foam", "slope_": "slippery-slope",
-                  "sim_": "slippery-slope", "pendulum_": "pendulum"}  # sim_*: the slope's simulator panels and feet
+TASK_BY_PREFIX = {
+    "peg_": "peg-insertion",
+    "table_leg_": "table-leg",
+    "foam_": "foam",
+    "slope_": "slippery-slope",
+    "sim_": "slippery-slope",
+    "pendulum_": "pendulum",
+}  # sim_*: the slope's simulator panels and feet
 FILES = sorted(PHYSICS.glob("*.json"))
 
 

@@ -6,8 +6,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
-DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md")),
-        *sorted((ROOT / "checkpoints").glob("*/README.md"))]
+DOCS = [
+    ROOT / "README.md",
+    ROOT / "CHANGELOG.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+    *sorted((ROOT / "checkpoints").glob("*/README.md")),
+]
 
 
 def scripts() -> list[Path]:
@@ -40,4 +44,5 @@ def test_records_are_cited_and_citations_exist():
 
 def _matches(pattern: str, stem: str) -> bool:
     import fnmatch
+
     return any(ch in pattern for ch in "[?*") and fnmatch.fnmatch(stem, pattern.rsplit(".", 1)[0])

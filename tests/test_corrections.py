@@ -41,11 +41,18 @@ def _pendulum_model_and_batch(B: int = 4):
     model = WorldModel(model_preset("cpu"), spec)
     H, T = model.cfg.history, model.cfg.horizon
     P, A = spec.obs_shapes["proprio"][0], spec.action_dim
-    batch = {"obs": {"proprio": torch.randn(B, P)}, "hist_proprio": torch.randn(B, H, P),
-             "hist_action": torch.randn(B, H, A), "actions": torch.randn(B, T, A),
-             "future_obs": {"proprio": torch.randn(B, T, P)}, "rewards": torch.full((B, T), float("nan")),
-             "values": torch.full((B, T), float("nan")), "expert": torch.ones(B, T),
-             "labelled": torch.zeros(B), "bc_labelled": torch.ones(B)}
+    batch = {
+        "obs": {"proprio": torch.randn(B, P)},
+        "hist_proprio": torch.randn(B, H, P),
+        "hist_action": torch.randn(B, H, A),
+        "actions": torch.randn(B, T, A),
+        "future_obs": {"proprio": torch.randn(B, T, P)},
+        "rewards": torch.full((B, T), float("nan")),
+        "values": torch.full((B, T), float("nan")),
+        "expert": torch.ones(B, T),
+        "labelled": torch.zeros(B),
+        "bc_labelled": torch.ones(B),
+    }
     return model, batch
 
 
@@ -83,8 +90,7 @@ def test_takeovers_never_or_always(rate, share):
 
 
 def test_takeovers_last_their_window():
-    agent = CorrectedAgent(_Constant(0.0), _Constant(1.0), CorrectionConfig(1, 0.4, 0.5), control_period_s=0.1,
-                           seed=3)
+    agent = CorrectedAgent(_Constant(0.0), _Constant(1.0), CorrectionConfig(1, 0.4, 0.5), control_period_s=0.1, seed=3)
     agent.reset()
     for _ in range(400):
         agent.act({})
@@ -127,27 +133,62 @@ def test_adapt_with_corrections_clones_only_with_policy_trainable(tmp_path, pret
 def test_cli_refuses_bad_takeover_settings(tmp_path, caplog):
     from simdist.cli import main
 
-    assert main(["adapt", "pendulum", "--checkpoint", str(tmp_path / "c"), "--out", str(tmp_path / "a"),
-                 "--corrected-episodes", "2", "--takeover-s", "0"]) == 2
+    assert (
+        main(
+            [
+                "adapt",
+                "pendulum",
+                "--checkpoint",
+                str(tmp_path / "c"),
+                "--out",
+                str(tmp_path / "a"),
+                "--corrected-episodes",
+                "2",
+                "--takeover-s",
+                "0",
+            ]
+        )
+        == 2
+    )
     assert "--takeover-s 0.0: must be positive" in caplog.text and not (tmp_path / "a").exists()
 
 
 def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained, pendulum_data):
-    from simdist.cli import main
     from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
+    from simdist.cli import main
 
     out = tmp_path / "a"
-    assert main(["adapt", "pendulum", "--checkpoint", str(pretrained), "--out", str(out), "--rounds", "1",
-                 "--episodes-per-round", "1", "--corrected-episodes", "1", "--finetune-steps", "3", "--quiet",
-                 "--sim-data", str(pendulum_data)]) == 0
+    assert (
+        main(
+            [
+                "adapt",
+                "pendulum",
+                "--checkpoint",
+                str(pretrained),
+                "--out",
+                str(out),
+                "--rounds",
+                "1",
+                "--episodes-per-round",
+                "1",
+                "--corrected-episodes",
+                "1",
+                "--finetune-steps",
+                "3",
+                "--quiet",
+                "--sim-data",
+                str(pendulum_data),
+            ]
+        )
+        == 0
+    )
     ft = json.loads((out / "adapt_config.json").read_text())["finetune"]
     assert ft["trainable"] == ["dynamics", "policy"] and ft["loss"]["bc"] > 0
     assert ft["policy_anchor"] == CORRECTIONS_POLICY_ANCHOR
 
 
 @pytest.mark.parametrize("replay_labels", [True, False])
-def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data,
-                                                                    replay_labels):
+def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data, replay_labels):
     from simdist.config import FinetuneConfig, with_bc_head
     from simdist.training.train import finetune
 
@@ -161,10 +202,20 @@ def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pr
             log.log(obs, np.array([0.5]), corrected=t == 19)
             obs, *_ = env.step(np.array([0.5]))
         log.end(success=False)
-    cfg = with_bc_head(FinetuneConfig(steps=4, batch_size=8, warmup_steps=1, val_every=4, sim_replay_fraction=0.5,
-                                      replay_labels=replay_labels))
-    finetune(pretrained, tmp_path / "logs", tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
-             sim_data=pendulum_data)
+    cfg = with_bc_head(
+        FinetuneConfig(
+            steps=4, batch_size=8, warmup_steps=1, val_every=4, sim_replay_fraction=0.5, replay_labels=replay_labels
+        )
+    )
+    finetune(
+        pretrained,
+        tmp_path / "logs",
+        tmp_path / "ft",
+        cfg,
+        device=torch.device("cpu"),
+        progress=False,
+        sim_data=pendulum_data,
+    )
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft").state_dict()
     policy_same = all(torch.equal(p, after[name]) for name, p in before.parameter_group("policy"))
     assert policy_same != replay_labels  # without replay labels, nothing here teaches the BC head

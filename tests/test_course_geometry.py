@@ -32,8 +32,10 @@ def test_a_physics_file_reshapes_the_course(tmp_path):
 
 def test_impossible_geometry_is_refused_in_one_line():
     task = get_task("foam")
-    for overrides, message in [({"foam_pad_overlap_m": 2.0}, "foam_pad_overlap_m = 2: must be < the shortest pad"),
-                               ({"slope_panel_angles_deg": [45]}, "must be >= 0 and <= 30 (deg)"),
-                               ({"foam_pad_lengths_m": []}, "need at least one value")]:
+    for overrides, message in [
+        ({"foam_pad_overlap_m": 2.0}, "foam_pad_overlap_m = 2: must be < the shortest pad"),
+        ({"slope_panel_angles_deg": [45]}, "must be >= 0 and <= 30 (deg)"),
+        ({"foam_pad_lengths_m": []}, "need at least one value"),
+    ]:
         with pytest.raises(ValueError, match=re.escape(message)):
             task.make_env("sim", overrides)

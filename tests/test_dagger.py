@@ -11,8 +11,9 @@ from simdist.data.episodes import episode_files, load_episodes
 from simdist.tasks import get_task
 from simdist.training import checkpoint as ckpt
 
-TINY = DaggerConfig(rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1,
-                    eval_episodes_per_grid=2)
+TINY = DaggerConfig(
+    rounds=2, episodes_per_grid=2, steps=3, sensor_noise_steps=2, batch_size=8, warmup_steps=1, eval_episodes_per_grid=2
+)
 
 
 def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path, pretrained, pendulum_data):
@@ -42,8 +43,15 @@ def test_dagger_labels_with_the_expert_trains_only_the_head_and_resumes(tmp_path
     assert [p.stat().st_mtime_ns for p in episode_files(out / "dagger_data")] == files
     assert again["rounds"] == result["rounds"]
     with pytest.raises(ValueError, match="episodes_per_grid"):
-        dagger(task, pretrained, pendulum_data, out, DaggerConfig(**{**TINY.__dict__, "episodes_per_grid": 3}),
-               device=torch.device("cpu"), progress=False)
+        dagger(
+            task,
+            pretrained,
+            pendulum_data,
+            out,
+            DaggerConfig(**{**TINY.__dict__, "episodes_per_grid": 3}),
+            device=torch.device("cpu"),
+            progress=False,
+        )
 
 
 def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrained, pendulum_data):
@@ -57,8 +65,9 @@ def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrai
     dagger(task, pretrained, pendulum_data, tmp_path / "other", one, device=torch.device("cpu"), progress=False)
     out = tmp_path / "d"
     cfg = DaggerConfig(**{**one.__dict__, "rounds": 2})
-    result = dagger(task, pretrained, pendulum_data, out, cfg, device=torch.device("cpu"), progress=False,
-                    initial_labels=source)
+    result = dagger(
+        task, pretrained, pendulum_data, out, cfg, device=torch.device("cpu"), progress=False, initial_labels=source
+    )
     assert result["rounds"][0] == {"round": 1, "initial_labels": str(source)}
     assert result["rounds"][1]["driving_head"] == str(out / "round_01")
     names = [p.name for p in episode_files(out / "dagger_data")]
@@ -67,11 +76,21 @@ def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrai
     for a, b in zip(episode_files(source), episode_files(out / "dagger_data")):
         assert a.read_bytes() == b.read_bytes()
     wrong = tmp_path / "wrong"
-    create_dataset(wrong, DatasetInfo(task="other", domain="sim", control_period_s=0.05, obs_shapes={"proprio": (3,)},
-                                      action_dim=1))
+    create_dataset(
+        wrong,
+        DatasetInfo(task="other", domain="sim", control_period_s=0.05, obs_shapes={"proprio": (3,)}, action_dim=1),
+    )
     with pytest.raises(DatasetError, match="initial labels"):
-        dagger(task, pretrained, pendulum_data, tmp_path / "e", cfg, device=torch.device("cpu"), progress=False,
-               initial_labels=wrong)
+        dagger(
+            task,
+            pretrained,
+            pendulum_data,
+            tmp_path / "e",
+            cfg,
+            device=torch.device("cpu"),
+            progress=False,
+            initial_labels=wrong,
+        )
     assert not (tmp_path / "e" / "round_01").exists()
 
 
@@ -79,32 +98,65 @@ def test_dagger_can_take_round_one_from_another_drivers_labels(tmp_path, pretrai
 def test_dagger_command_line(tmp_path, pretrained, pendulum_data, capsys):
     from simdist.cli import main
 
-    argv = ["dagger", "pendulum", "--checkpoint", str(pretrained), "--sim-data", str(pendulum_data), "--out",
-            str(tmp_path / "d"), "--rounds", "1", "--episodes-per-grid", "1", "--set", "dagger.steps=2",
-            "--set", "dagger.batch_size=4", "--set", "dagger.warmup_steps=0", "--grid", "default", "--grid", "default",
-            "--workers", "2", "--json", "--quiet"]
+    argv = [
+        "dagger",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--sim-data",
+        str(pendulum_data),
+        "--out",
+        str(tmp_path / "d"),
+        "--rounds",
+        "1",
+        "--episodes-per-grid",
+        "1",
+        "--set",
+        "dagger.steps=2",
+        "--set",
+        "dagger.batch_size=4",
+        "--set",
+        "dagger.warmup_steps=0",
+        "--grid",
+        "default",
+        "--grid",
+        "default",
+        "--workers",
+        "2",
+        "--json",
+        "--quiet",
+    ]
     assert main(argv) == 0  # two grid files, collected by two worker processes
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["dagger_episodes"] == 2 and len(episode_files(tmp_path / "d" / "dagger_data")) == 2
     assert np.isfinite(result["rounds"][0]["head_sim_success_mean"])
-    assert main(argv[:-2] + ["--set", "dagger.rounds=0", "--quiet"]) == 2  # a bad config is a clear error, not a traceback
+    assert (
+        main(argv[:-2] + ["--set", "dagger.rounds=0", "--quiet"]) == 2
+    )  # a bad config is a clear error, not a traceback
 
 
-def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(tmp_path, pretrained, pendulum_data,
-                                                                          monkeypatch, caplog):
+def test_dagger_warns_when_its_head_does_worse_in_sim_than_the_input_head(
+    tmp_path, pretrained, pendulum_data, monkeypatch, caplog
+):
     import simdist.adaptation.dagger.run as dagger_module
 
     monkeypatch.setattr(dagger_module, "evaluate_head", lambda task, *a, **k: {g: -1.0 for g in task.grids})
     cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1})
     with caplog.at_level("WARNING", logger="simdist.adaptation.dagger"):
-        result = dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,
-                        device=torch.device("cpu"), progress=False)
+        result = dagger(
+            get_task("pendulum"),
+            pretrained,
+            pendulum_data,
+            tmp_path / "d",
+            cfg,
+            device=torch.device("cpu"),
+            progress=False,
+        )
     assert result["final_head_sim_success_mean"] == -1.0
     assert "worse" in caplog.text and str(pretrained) in caplog.text
 
 
-def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data,
-                                                                      monkeypatch):
+def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, pretrained, pendulum_data, monkeypatch):
     import simdist.adaptation.dagger.run as dagger_module
 
     calls = []
@@ -115,8 +167,15 @@ def test_dagger_keeps_the_candidate_head_with_the_best_sim_evaluation(tmp_path, 
 
     monkeypatch.setattr(dagger_module, "evaluate_head", fake_evaluation)
     cfg = DaggerConfig(**{**TINY.__dict__, "rounds": 1, "candidates": 2})
-    run = lambda: dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg,  # noqa: E731
-                         device=torch.device("cpu"), progress=False)
+    run = lambda: dagger(
+        get_task("pendulum"),
+        pretrained,
+        pendulum_data,
+        tmp_path / "d",
+        cfg,  # noqa: E731
+        device=torch.device("cpu"),
+        progress=False,
+    )
     result = run()
     assert [c["sim_success_mean"] for c in result["candidates"]] == [0.1, 0.9]
     chosen = ckpt.load_model(tmp_path / "d" / "model").state_dict()
@@ -162,10 +221,27 @@ def test_dagger_refines_the_single_step_bc_baseline(tmp_path, pendulum_data, cap
     assert stats and all(torch.equal(before[k], after[k]) for k in stats)
     # the update fits the labels: with no replay, the policy moves towards the expert's actions on its own states
     labels = dagger_labels(episodes)
-    error = lambda learner: float((learner.actor.mode(labels.batch(np.arange(len(labels)))["obs"])  # noqa: E731
-                                   - learner.actor.to_unit(torch.as_tensor(labels.action))).pow(2).mean().detach())
-    fitted = retrain_on_labels(start, labels, labels, tmp_path / "fit", steps=200, lr=3e-3, lr_end=1e-3,
-                               batch_size=32, replay_fraction=0.0, seed=0)
+    error = lambda learner: float(
+        (
+            learner.actor.mode(labels.batch(np.arange(len(labels)))["obs"])  # noqa: E731
+            - learner.actor.to_unit(torch.as_tensor(labels.action))
+        )
+        .pow(2)
+        .mean()
+        .detach()
+    )
+    fitted = retrain_on_labels(
+        start,
+        labels,
+        labels,
+        tmp_path / "fit",
+        steps=200,
+        lr=3e-3,
+        lr_end=1e-3,
+        batch_size=32,
+        replay_fraction=0.0,
+        seed=0,
+    )
     assert error(fitted) < 0.5 * error(BCLearner.load(start))
     # `simdist evaluate` deploys a baseline's checkpoint as its policy, and refuses to plan with it
     argv = ["evaluate", "pendulum", "--checkpoint", str(result["checkpoint"]), "--trials", "1", "--json", "--quiet"]
@@ -193,8 +269,14 @@ def test_dagger_adds_a_single_step_head_in_round_one(tmp_path, pretrained, pendu
     assert all(torch.equal(v, after.state_dict()[k]) for k, v in before.state_dict().items() if k not in head)
     assert json.loads((tmp_path / "d" / "round_01" / "config.json").read_text())["finetune"]["tail_windows"] is True
     with pytest.raises(ValueError, match="single-step BC baseline"):
-        dagger(task, _tiny_bc(tmp_path / "bc", task, pendulum_data), pendulum_data, tmp_path / "e", cfg,
-               device=torch.device("cpu"))
+        dagger(
+            task,
+            _tiny_bc(tmp_path / "bc", task, pendulum_data),
+            pendulum_data,
+            tmp_path / "e",
+            cfg,
+            device=torch.device("cpu"),
+        )
     with pytest.raises(ValueError, match="step_head_width"):
         DaggerConfig(step_head_width=-1)
 

@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
-                                   write_episodes)
+from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.data.windows import WindowDataset
 
 INFO = DatasetInfo(task="toy", domain="sim", control_period_s=0.1, obs_shapes={"proprio": (2,)}, action_dim=1)
@@ -11,9 +10,14 @@ INFO = DatasetInfo(task="toy", domain="sim", control_period_s=0.1, obs_shapes={"
 
 def make_episode(L: int, offset: float, labels: bool = True) -> Episode:
     t = np.arange(L, dtype=np.float32) + offset
-    return Episode(obs={"proprio": np.stack([t, -t], 1)}, action=t[:, None] * 10,
-                   reward=t * 100 if labels else None, value=t * 1000 if labels else None,
-                   expert=np.ones(L, bool) if labels else None, source_policy="expert")
+    return Episode(
+        obs={"proprio": np.stack([t, -t], 1)},
+        action=t[:, None] * 10,
+        reward=t * 100 if labels else None,
+        value=t * 1000 if labels else None,
+        expert=np.ones(L, bool) if labels else None,
+        source_policy="expert",
+    )
 
 
 def test_round_trip_and_tmp_files_ignored(tmp_path):
@@ -38,11 +42,14 @@ def test_truncated_file_gives_clear_error_and_can_be_skipped(tmp_path):
     assert len(eps) == 1
 
 
-@pytest.mark.parametrize("broken, message", [
-    (lambda e: e.obs.pop("proprio"), "missing observation group"),
-    (lambda e: e.obs.__setitem__("proprio", np.zeros((8, 3), np.float32)), "shape"),
-    (lambda e: e.action.__setitem__((2, 0), np.nan), "NaN"),
-])
+@pytest.mark.parametrize(
+    "broken, message",
+    [
+        (lambda e: e.obs.pop("proprio"), "missing observation group"),
+        (lambda e: e.obs.__setitem__("proprio", np.zeros((8, 3), np.float32)), "shape"),
+        (lambda e: e.action.__setitem__((2, 0), np.nan), "NaN"),
+    ],
+)
 def test_malformed_episode_is_rejected_and_nothing_written(tmp_path, broken, message):
     create_dataset(tmp_path, INFO)
     ep = make_episode(8, 0)
@@ -101,8 +108,12 @@ def test_streamed_directory_equals_the_in_memory_windows(tmp_path):
     import dataclasses
 
     create_dataset(tmp_path, INFO)
-    eps = [make_episode(8, 0), dataclasses.replace(make_episode(6, 100, labels=False), success=True),
-           make_episode(2, 200), make_episode(5, 300)]
+    eps = [
+        make_episode(8, 0),
+        dataclasses.replace(make_episode(6, 100, labels=False), success=True),
+        make_episode(2, 200),
+        make_episode(5, 300),
+    ]
     write_episodes(tmp_path, eps[:1], name="a")
     write_episodes(tmp_path, eps[1:2], name="b")
     write_episodes(tmp_path, eps[2:], name="c")
@@ -131,8 +142,10 @@ def test_dagger_labels_are_bc_targets_while_history_and_dynamics_see_the_execute
     _, (plain_back, dagger_back) = load_episodes(tmp_path)
     np.testing.assert_array_equal(dagger_back.expert_action, -dagger.action)
     np.testing.assert_array_equal(plain_back.expert_action, plain.action)  # its own actions are its targets
-    for data in (WindowDataset.from_dir(tmp_path, history=2, horizon=2),
-                 WindowDataset(INFO, [plain, dagger], history=2, horizon=2)):
+    for data in (
+        WindowDataset.from_dir(tmp_path, history=2, horizon=2),
+        WindowDataset(INFO, [plain, dagger], history=2, horizon=2),
+    ):
         b = data.batch(np.arange(len(data)))
         late = b["obs"]["proprio"][:, 0] < 50  # windows of the DAgger episode, past its first step
         assert torch.equal(b["bc_actions"][late], -b["actions"][late])
@@ -175,8 +188,13 @@ def test_window_statistics_in_chunks_match_a_float64_pass(monkeypatch):
 
     rng = np.random.default_rng(0)
     info = DatasetInfo(task="t", domain="sim", control_period_s=0.1, obs_shapes={"proprio": (3,)}, action_dim=2)
-    eps = [Episode(obs={"proprio": (rng.normal(size=(40, 3)) * [1, 10, 0.01] + 5).astype(np.float32)},
-                   action=rng.normal(size=(40, 2)).astype(np.float32)) for _ in range(3)]
+    eps = [
+        Episode(
+            obs={"proprio": (rng.normal(size=(40, 3)) * [1, 10, 0.01] + 5).astype(np.float32)},
+            action=rng.normal(size=(40, 2)).astype(np.float32),
+        )
+        for _ in range(3)
+    ]
     monkeypatch.setattr(windows, "STATS_CHUNK", 7)  # several chunks, the last one partial
     st = windows.WindowDataset(info, eps, history=2, horizon=3).statistics()
     ref = np.concatenate([e.obs["proprio"] for e in eps]).astype(np.float64)
@@ -211,8 +229,7 @@ def test_tail_windows_start_at_every_step_and_mask_past_the_episode_end():
     assert cur.tolist() == [0, 1, 2, 3, 4, 100, 101]
     # o_{t+1..t+3}: the episode's last observation repeats past its end, and future_valid says which exist
     assert b["future_obs"]["proprio"][3, :, 0].tolist() == [4, 4, 4]
-    assert b["future_valid"].tolist() == [[1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0],
-                                          [1, 0, 0], [0, 0, 0]]
+    assert b["future_valid"].tolist() == [[1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 0]]
     # BC targets exist for a_t..a_{e-1}: the expert flags stop at the end, so the cumulative BC mask does too
     assert b["expert"].tolist() == [[1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0]]
     # reward and value only for complete windows (their heads attend over the whole predicted trajectory)
@@ -234,9 +251,15 @@ def test_tail_windows_equal_a_dataset_padded_with_unlabelled_repeats_of_the_last
     ep = make_episode(6, 0)
     ep.expert_action = -ep.action
     pad = lambda a: np.concatenate([a, np.repeat(a[-1:], T, axis=0)])  # noqa: E731
-    padded = dataclasses.replace(ep, obs={"proprio": pad(ep.obs["proprio"])}, action=pad(ep.action),
-                                 reward=pad(ep.reward), value=pad(ep.value), expert_action=pad(ep.expert_action),
-                                 expert=np.concatenate([ep.expert, np.zeros(T, bool)]))
+    padded = dataclasses.replace(
+        ep,
+        obs={"proprio": pad(ep.obs["proprio"])},
+        action=pad(ep.action),
+        reward=pad(ep.reward),
+        value=pad(ep.value),
+        expert_action=pad(ep.expert_action),
+        expert=np.concatenate([ep.expert, np.zeros(T, bool)]),
+    )
     tail = WindowDataset(INFO, [ep], history=2, horizon=T, tail_windows=True)
     ref = WindowDataset(INFO, [padded], history=2, horizon=T)
     assert len(tail) == len(ref) == 6
@@ -273,8 +296,16 @@ def test_generation_worker_whose_parent_is_gone_writes_nothing(tmp_path):
             Count.n += k
 
     spec, cfg = get_task("pendulum").spec, generation_preset("manipulation")
-    create_dataset(tmp_path, DatasetInfo(task="pendulum", domain="sim", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim))
+    create_dataset(
+        tmp_path,
+        DatasetInfo(
+            task="pendulum",
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+        ),
+    )
     _worker("pendulum", str(tmp_path), 3, 0, 0, cfg, None, Count(), os.getppid() + 1)
     assert Count.n == 0 and not list((tmp_path / "episodes").glob("*.h5"))
     _worker("pendulum", str(tmp_path), 1, 0, 0, cfg, None, Count(), os.getppid())

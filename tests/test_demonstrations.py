@@ -1,5 +1,6 @@
 """Teleoperated demonstrations: the task's teleoperator stand-in, successful attempts only, retries per grid."""
 
+
 def test_demonstrations_keep_only_successful_attempts_and_say_when_short(caplog):
     from simdist.adaptation.demonstrations import collect_demonstrations, teleoperator
     from simdist.tasks import get_task

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.training.checkpoint import load_model
 from simdist.cli import main
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, shapley, spearman, verdict
 from simdist.planning.settings import MPPIConfig
 from simdist.planning.simulator import simulator_rollouts
 from simdist.tasks import get_task
+from simdist.training.checkpoint import load_model
 
 TINY_MPPI = MPPIConfig(samples=24, policy_samples=8, iterations=1, elites=8)
 
@@ -30,12 +30,14 @@ def test_shapley_shares_are_order_free_and_sum_to_the_gain():
 
 def test_spearman_ranks():
     x = np.array([0.1, 0.5, 0.2, 0.9])
-    assert spearman(x, x ** 3) == pytest.approx(1.0)
+    assert spearman(x, x**3) == pytest.approx(1.0)
     assert spearman(x, -x) == pytest.approx(-1.0)
     assert math.isnan(spearman(x, np.ones(4)))
     assert spearman(np.array([1.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0])) == pytest.approx(math.sqrt(3) / 2)
     # ties out of order share their mean rank too: ranks [0, 2.5, 2.5, 1] against [0, 3, 2, 1]
-    assert spearman(np.array([1.0, 3.0, 3.0, 2.0]), np.array([1.0, 4.0, 3.0, 2.0])) == pytest.approx(0.9486833, abs=1e-6)
+    assert spearman(np.array([1.0, 3.0, 3.0, 2.0]), np.array([1.0, 4.0, 3.0, 2.0])) == pytest.approx(
+        0.9486833, abs=1e-6
+    )
 
 
 def test_simulator_rollouts_match_the_env_and_leave_it_untouched():
@@ -67,8 +69,7 @@ def test_verdict_reads_closed_loop_swaps_before_open_loop_ones():
     assert verdict(rates(0.9, 0.1, 0.1, 0.1), 40, probe)[0] == "search"
     # within noise closed loop (2 trials): the open-loop ranking names the part
     assert verdict(rates(1.0, 0.0, 0.0, 1.0), 2, probe)[0] == "value"
-    assert verdict(rates(0.5, 0.5, 0.5, 0.5), 40, {**probe, "share_value": 0.1,
-                                                      "share_reward": 0.1})[0] == "search"
+    assert verdict(rates(0.5, 0.5, 0.5, 0.5), 40, {**probe, "share_value": 0.1, "share_reward": 0.1})[0] == "search"
 
 
 def _value_reversed(checkpoint):
@@ -90,10 +91,37 @@ def test_diagnose_blames_a_broken_value_head(pretrained):
 
 def test_diagnose_cli_writes_json_and_plot(pretrained, pendulum_data, tmp_path, capsys):
     out = tmp_path / "diag"
-    assert main(["diagnose", "pendulum", "--checkpoint", str(pretrained), "--trials", "1", "--probe-episodes", "1",
-                 "--probes-per-episode", "1", "--data", str(pendulum_data), "--set", "mppi.samples=16",
-                 "--set", "mppi.policy_samples=8", "--set", "mppi.elites=8", "--set", "mppi.iterations=1",
-                 "--out", str(out), "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "diagnose",
+                "pendulum",
+                "--checkpoint",
+                str(pretrained),
+                "--trials",
+                "1",
+                "--probe-episodes",
+                "1",
+                "--probes-per-episode",
+                "1",
+                "--data",
+                str(pendulum_data),
+                "--set",
+                "mppi.samples=16",
+                "--set",
+                "mppi.policy_samples=8",
+                "--set",
+                "mppi.elites=8",
+                "--set",
+                "mppi.iterations=1",
+                "--out",
+                str(out),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     written = json.loads((out / "diagnosis.json").read_text())
     assert printed["loser"] == written["loser"] and written["verdict"]

@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted((ROOT / "docs").rglob("*.md")),
-        *sorted((ROOT / "checkpoints").glob("*/README.md")), ROOT / "benchmarks" / "README.md"]
+DOCS = [
+    ROOT / "README.md",
+    ROOT / "CHANGELOG.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+    *sorted((ROOT / "checkpoints").glob("*/README.md")),
+    ROOT / "benchmarks" / "README.md",
+]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*$", re.MULTILINE)
 
@@ -34,10 +39,14 @@ def anchors(path: Path) -> set[str]:
 
 
 def test_anchor_follows_github():
-    assert github_anchor("Slippery Slope at μ = 0.19: five seeds (the history head)") == \
-        "slippery-slope-at-μ--019-five-seeds-the-history-head"
-    assert github_anchor("`simdist dagger` (one command): the slope recipe") == \
-        "simdist-dagger-one-command-the-slope-recipe"
+    assert (
+        github_anchor("Slippery Slope at μ = 0.19: five seeds (the history head)")
+        == "slippery-slope-at-μ--019-five-seeds-the-history-head"
+    )
+    assert (
+        github_anchor("`simdist dagger` (one command): the slope recipe")
+        == "simdist-dagger-one-command-the-slope-recipe"
+    )
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda p: str(p.relative_to(ROOT)))

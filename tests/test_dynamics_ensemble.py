@@ -25,9 +25,18 @@ def _batch(cfg, B=8):
     g = torch.Generator().manual_seed(1)
     H, T = cfg.history, cfg.horizon
     r = lambda *s: torch.randn(*s, generator=g)
-    return {"obs": {"proprio": r(B, 3)}, "hist_proprio": r(B, H, 3), "hist_action": r(B, H, 1),
-            "actions": r(B, T, 1), "future_obs": {"proprio": r(B, T, 3)}, "rewards": r(B, T), "values": r(B, T),
-            "expert": torch.ones(B, T), "labelled": torch.ones(B), "bc_labelled": torch.ones(B)}
+    return {
+        "obs": {"proprio": r(B, 3)},
+        "hist_proprio": r(B, H, 3),
+        "hist_action": r(B, H, 1),
+        "actions": r(B, T, 1),
+        "future_obs": {"proprio": r(B, T, 3)},
+        "rewards": r(B, T),
+        "values": r(B, T),
+        "expert": torch.ones(B, T),
+        "labelled": torch.ones(B),
+        "bc_labelled": torch.ones(B),
+    }
 
 
 def test_the_paper_modules_start_from_the_same_weights_with_or_without_members(tiny_cfg):
@@ -61,7 +70,7 @@ def test_the_planner_scores_the_members_pessimistic_gain_over_the_bc_chunk(tiny_
         per_member = [paper if acts is actions else model.plan_returns_n(ctx, acts, 0.99)]
         for zhat in model.member_latents_n(ctx.member_kv, acts):
             r, v = model.return_parts_n(ctx, zhat, acts, 0.99)
-            per_member.append(r + 0.99 ** tiny_cfg.horizon * v)
+            per_member.append(r + 0.99**tiny_cfg.horizon * v)
         returns.append(torch.stack(per_member))
     gains = returns[0] - returns[1]
     scored = model.plan_returns_n(ctx, actions, 0.99, uncertainty_weight=2.0, reference_n=chunk)
@@ -78,16 +87,26 @@ def test_dynamics_ensemble_of_one_is_refused(tiny_cfg):
 
 
 def test_a_finetune_adds_members_to_a_trained_model_and_changes_nothing_else(pretrained, pendulum_data, tmp_path):
-    cfg = replace(FinetuneConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10),
-                  trainable=("ensemble",), loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=0.0, ensemble=1.0))
-    result = finetune(pretrained, pendulum_data, tmp_path / "ens", cfg, progress=False,
-                      model_overrides={"dynamics_ensemble": 2})
+    cfg = replace(
+        FinetuneConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10),
+        trainable=("ensemble",),
+        loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=0.0, ensemble=1.0),
+    )
+    result = finetune(
+        pretrained, pendulum_data, tmp_path / "ens", cfg, progress=False, model_overrides={"dynamics_ensemble": 2}
+    )
     before, after = load_model(pretrained).state_dict(), load_model(result.out_dir).state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)
     assert load_model(result.out_dir).cfg.dynamics_ensemble == 2 and any("dynamics_members.1." in k for k in after)
     with pytest.raises(ValueError, match="--trainable ensemble"):
-        finetune(pretrained, pendulum_data, tmp_path / "no", replace(cfg, trainable=("dynamics",)), progress=False,
-                 model_overrides={"dynamics_ensemble": 2})
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "no",
+            replace(cfg, trainable=("dynamics",)),
+            progress=False,
+            model_overrides={"dynamics_ensemble": 2},
+        )
 
 
 def test_uncertainty_weight_none_derives_kappa_from_the_elites_selection_bias():

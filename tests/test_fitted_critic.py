@@ -8,7 +8,7 @@ from simdist.experts.fitted_critic import CriticFitConfig, fit_critic, near_goal
 
 def test_near_goal_error_is_the_rms_error_over_the_top_quartile_of_returns():
     x = torch.linspace(-3, 3, 2001)
-    value = -x**2  # the goal is x = 0
+    value = -(x**2)  # the goal is x = 0
     tilted = value + 0.3 * x  # slopes the wrong way near the goal, as a poorly fitted critic did
     assert r_squared(tilted, value) > 0.95  # the overall fit looks excellent
     near = value >= value.quantile(0.75)

@@ -87,9 +87,41 @@ def test_bad_gap_requests_are_clear_errors():
 def test_with_sim_through_the_command_line(tmp_path, capsys, caplog):
     path = tmp_path / "real_with_sim_delay.json"
     path.write_text(json.dumps({"with_sim": ["actuator_delay_s", "max_torque"]}))
-    assert main(["expert", "eval", "pendulum", "--domain", "real", "--physics", str(path), "--trials", "2",
-                 "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "expert",
+                "eval",
+                "pendulum",
+                "--domain",
+                "real",
+                "--physics",
+                str(path),
+                "--trials",
+                "2",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert "success_rate" in json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert main(["expert", "eval", "pendulum", "--domain", "sim", "--physics", str(path), "--trials", "2",
-                 "--json", "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "expert",
+                "eval",
+                "pendulum",
+                "--domain",
+                "sim",
+                "--physics",
+                str(path),
+                "--trials",
+                "2",
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "applies to domain 'real' only" in caplog.text

@@ -30,12 +30,20 @@ class ZeroPolicy:
 
 
 def make_task(**changes) -> GymTask:
-    spec = dict(name="test-cartpole", env_id="InvertedPendulum-v5", episode_steps=5,
-                state={"cart_x": Read("qpos", 0), "pole_angle": Read("qpos", 1), "qvel": Read("qvel")},
-                success=lambda s: abs(s["pole_angle"]) < 0.2,
-                physics=(PhysicsParam("pole_mass", "body_mass", "pole"), PhysicsParam("gear", "actuator_gear", 0),
-                         PhysicsParam("damping", "dof_damping", "hinge", mode="value")),
-                randomize={"pole_mass": (0.5, 2.0)}, real={"gear_scale": 0.5, "action_delay_steps": 1})
+    spec = dict(
+        name="test-cartpole",
+        env_id="InvertedPendulum-v5",
+        episode_steps=5,
+        state={"cart_x": Read("qpos", 0), "pole_angle": Read("qpos", 1), "qvel": Read("qvel")},
+        success=lambda s: abs(s["pole_angle"]) < 0.2,
+        physics=(
+            PhysicsParam("pole_mass", "body_mass", "pole"),
+            PhysicsParam("gear", "actuator_gear", 0),
+            PhysicsParam("damping", "dof_damping", "hinge", mode="value"),
+        ),
+        randomize={"pole_mass": (0.5, 2.0)},
+        real={"gear_scale": 0.5, "action_delay_steps": 1},
+    )
     spec.update(changes)
     return GymTask(GymTaskSpec(**spec), expert=lambda task: ZeroPolicy())
 
@@ -135,8 +143,10 @@ def test_the_inverted_pendulum_example_runs_through_the_cli(tmp_path, monkeypatc
     task = registry.get_task("inverted-pendulum")
     assert task.default_physics("real").action_delay_steps == 1
     assert _expert_wins(task, task.initial_conditions("default", 4, seed=0)) == {"sim": [1.0] * 4, "real": [1.0] * 4}
-    assert main(["generate", "inverted-pendulum", "--episodes", "3", "--out", str(tmp_path / "sim"), "--json",
-                 "--quiet"]) == 0
+    assert (
+        main(["generate", "inverted-pendulum", "--episodes", "3", "--out", str(tmp_path / "sim"), "--json", "--quiet"])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["episodes"] == 3
 
 

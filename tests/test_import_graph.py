@@ -34,7 +34,10 @@ LAYERS = [
     ("data", ("simdist.data", "simdist.tasks.quadruped.generate_batched")),
     ("model", ("simdist.model",)),
     ("training", ("simdist.training",)),
-    ("evaluation rollouts", ("=simdist.eval", "simdist.eval.rollout", "simdist.eval.metrics", "simdist.eval.selection")),
+    (
+        "evaluation rollouts",
+        ("=simdist.eval", "simdist.eval.rollout", "simdist.eval.metrics", "simdist.eval.selection"),
+    ),
     ("baselines", ("simdist.baselines",)),
     ("planning", ("simdist.planning",)),
     ("adaptation", ("simdist.adaptation",)),
@@ -114,7 +117,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
                 path.pop()
                 state[node] = 2
             elif state.get(child) == 1:
-                return path[path.index(child):] + [child]
+                return path[path.index(child) :] + [child]
             elif child not in state:
                 state[child] = 1
                 path.append(child)
@@ -150,8 +153,12 @@ def test_find_cycle_sees_a_cycle():
 
 
 def test_layers_follow_the_pipeline():
-    bad = [f"{a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})"
-           for a, targets in graph().items() for b in sorted(targets) if layer_of(b) > layer_of(a)]
+    bad = [
+        f"{a} ({LAYERS[layer_of(a)][0]}) imports {b} ({LAYERS[layer_of(b)][0]})"
+        for a, targets in graph().items()
+        for b in sorted(targets)
+        if layer_of(b) > layer_of(a)
+    ]
     assert not bad, "a lower layer imports a higher one:\n" + "\n".join(bad)
 
 
@@ -162,8 +169,10 @@ def test_function_level_imports_are_for_optional_dependencies():
         for target, inside, line in imports(name, path, set(mods)):
             if inside and not any(target == o or target.startswith(o + ".") for o in OPTIONAL_IMPORTS):
                 bad.append(f"{path.relative_to(SRC)}:{line} imports {target}")
-    assert not bad, ("imports inside functions that are not optional dependencies (move them to module level, or "
-                     "add the dependency to OPTIONAL_IMPORTS with the reason):\n" + "\n".join(bad))
+    assert not bad, (
+        "imports inside functions that are not optional dependencies (move them to module level, or "
+        "add the dependency to OPTIONAL_IMPORTS with the reason):\n" + "\n".join(bad)
+    )
 
 
 def test_no_module_outgrows_400_lines():

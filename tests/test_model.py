@@ -20,8 +20,11 @@ def batch_for(model: WorldModel, B: int = 3) -> dict:
         "hist_action": torch.randn(B, H, spec.action_dim),
         "actions": torch.randn(B, T, spec.action_dim),
         "future_obs": {k: torch.randn(B, T, *s) for k, s in spec.obs_shapes.items()},
-        "rewards": torch.randn(B, T), "values": torch.randn(B, T),
-        "expert": torch.ones(B, T), "labelled": torch.ones(B), "bc_labelled": torch.ones(B),
+        "rewards": torch.randn(B, T),
+        "values": torch.randn(B, T),
+        "expert": torch.ones(B, T),
+        "labelled": torch.ones(B),
+        "bc_labelled": torch.ones(B),
     }
     if spec.command_dim:
         b["commands"] = torch.randn(B, T + 1, spec.command_dim)
@@ -70,8 +73,7 @@ def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
     after = model(b)
     assert torch.equal(before["policy"], after["policy"]) is (not sees_actions)
     assert not torch.allclose(before["zhat"], after["zhat"])  # the dynamics still reads the past actions
-    ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()},
-                                 b["hist_proprio"][:1], b["hist_action"][:1])
+    ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()}, b["hist_proprio"][:1], b["hist_action"][:1])
     assert torch.allclose(model.plan_policy_n(ctx)[0], after["policy"][0], atol=1e-5)
     b["hist_proprio"] += 3.0
     assert not torch.allclose(model(b)["policy"], after["policy"])  # it still reads the proprio history
@@ -87,7 +89,9 @@ def test_a_removed_field_at_its_old_value_still_loads_and_any_other_value_is_ref
     with pytest.raises(KeyError, match="policy_action_dropout"):
         from_dict(ModelConfig, {**saved, "policy_action_dropout": 0.5})
     assert from_dict(LossConfig, {**to_dict(LossConfig()), "bc_mu": 0.0}) == LossConfig()
-    assert without_removed_fields({"finetune": {"loss": {"bc": 1.0, "bc_mu": 0.0}}}) == {"finetune": {"loss": {"bc": 1.0}}}
+    assert without_removed_fields({"finetune": {"loss": {"bc": 1.0, "bc_mu": 0.0}}}) == {
+        "finetune": {"loss": {"bc": 1.0}}
+    }
 
 
 def test_policy_without_history_reads_only_the_current_latent():
@@ -105,8 +109,8 @@ def test_policy_without_history_reads_only_the_current_latent():
 
 
 def test_policy_ffn_width_is_the_policy_heads_own(tmp_path):
-    from simdist.training import checkpoint as ckpt
     from simdist.config import replace
+    from simdist.training import checkpoint as ckpt
 
     cfg = model_preset("cpu")
     wide = WorldModel(replace(cfg, policy_ffn_dim=3 * cfg.ffn_dim), SPECS["proprio"])
@@ -174,10 +178,10 @@ def test_latent_term_counts_only_the_steps_inside_the_episode():
     _, all_valid = world_model_loss(model, {**b, "future_valid": torch.ones(4, T)}, LossConfig())
     assert all_valid["latent"] == pytest.approx(plain["latent"], rel=1e-6)
     valid = torch.ones(4, T)
-    valid[:, T // 2:] = 0
+    valid[:, T // 2 :] = 0
     moved = {g: v.clone() for g, v in b["future_obs"].items()}
     for v in moved.values():
-        v[:, T // 2:] += 100.0  # targets past the end: must not count
+        v[:, T // 2 :] += 100.0  # targets past the end: must not count
     _, masked = world_model_loss(model, {**b, "future_valid": valid}, LossConfig())
     _, masked_moved = world_model_loss(model, {**b, "future_valid": valid, "future_obs": moved}, LossConfig())
     assert masked["latent"] == pytest.approx(masked_moved["latent"], rel=1e-6)
@@ -196,8 +200,9 @@ def test_bc_term_targets_the_labels_and_the_rest_the_executed_actions():
     _, same = world_model_loss(model, {**b, "bc_actions": b["actions"].clone()}, LossConfig())
     _, labelled = world_model_loss(model, {**b, "bc_actions": b["actions"] + 1.0}, LossConfig())
     assert same == own
-    assert labelled["bc"] != own["bc"] and {k: v for k, v in labelled.items() if k not in ("bc", "total")} == \
-        {k: v for k, v in own.items() if k not in ("bc", "total")}
+    assert labelled["bc"] != own["bc"] and {k: v for k, v in labelled.items() if k not in ("bc", "total")} == {
+        k: v for k, v in own.items() if k not in ("bc", "total")
+    }
 
 
 def test_bc_first_step_weight_adds_the_first_actions_error_alone():
@@ -227,8 +232,9 @@ def test_single_step_head_deploys_its_action_and_is_trained_on_the_first_label()
     b = batch_for(model, 4)
     out = model(b)
     assert out["policy_step"].shape == (4, 12)
-    ctx = model.planning_context({k: v[:1] for k, v in b["obs"].items()}, b["hist_proprio"][:1],
-                                 b["hist_action"][:1], b["commands"][:1, 0])
+    ctx = model.planning_context(
+        {k: v[:1] for k, v in b["obs"].items()}, b["hist_proprio"][:1], b["hist_action"][:1], b["commands"][:1, 0]
+    )
     plan = model.plan_policy_n(ctx)
     command_n = model.normalizer.normalize("command", b["commands"][:1, :1])
     assert torch.allclose(plan[0, 0], model.step_policy_n(ctx.z, command_n)[0], atol=1e-6)
@@ -273,17 +279,23 @@ def test_every_model_preset_has_training_and_finetuning_presets():
         model_preset("nope")
 
 
-@pytest.mark.parametrize("name, task_name", [("quadruped-cpu", "slippery-slope"), ("quadruped-lowfric", "slippery-slope"),
-                                             ("quadruped-lowfric-history", "slippery-slope"),
-                                             ("quadruped-foam-dagger", "foam")])
+@pytest.mark.parametrize(
+    "name, task_name",
+    [
+        ("quadruped-cpu", "slippery-slope"),
+        ("quadruped-lowfric", "slippery-slope"),
+        ("quadruped-lowfric-history", "slippery-slope"),
+        ("quadruped-foam-dagger", "foam"),
+    ],
+)
 def test_shipped_quadruped_model_walks_in_sim(name, task_name):
     """A shipped quadruped model loads (weights, normaliser, config) and its BC head crosses the sim slope or pads."""
     from pathlib import Path
 
-    from simdist.training.checkpoint import load_model
     from simdist.eval.rollout import rollout
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.registry import get_task
+    from simdist.training.checkpoint import load_model
 
     root = Path(__file__).resolve().parents[1] / "checkpoints" / name
     model = load_model(root)
@@ -299,15 +311,16 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
     the peg and brings it over the hole (Narrow grid, `sim`); insertion itself succeeds in about a third of trials."""
     from pathlib import Path
 
-    from simdist.training.checkpoint import load_model
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.peg_insertion.reward import PegState
     from simdist.tasks.registry import get_task
+    from simdist.training.checkpoint import load_model
 
     root = Path(__file__).resolve().parents[1] / "checkpoints" / "peg-insertion"
     model = load_model(root)
     task = get_task("peg-insertion")
     from simdist.training.checkpoint import check_model_fits_task
+
     check_model_fits_task(model, task, root)  # trained before the wrench group: its groups are a subset
     assert set(model.spec.obs_shapes) == {"proprio"}
     env, agent = task.make_env("sim", seed=0), PolicyAgent(model)
@@ -327,8 +340,11 @@ def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
 def test_sensor_noise_reaches_the_inputs_in_training_only_and_never_the_targets(tmp_path):
     from simdist.training import checkpoint as ckpt
 
-    spec = ModelSpec({"proprio": (3,), "height": (2, 2)}, action_dim=2,
-                     sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)})
+    spec = ModelSpec(
+        {"proprio": (3,), "height": (2, 2)},
+        action_dim=2,
+        sensor_noise_std={"proprio": (0.5, 0.0, 1.0), "height": (0.2,)},
+    )
     quiet = replace(model_preset("cpu"), attention_dropout=0.0, mlp_dropout=0.0)  # noise the only randomness
     batch = batch_for(WorldModel(quiet, spec), B=2)
     for scale, noisy_in_training in ((1.0, True), (0.0, False)):

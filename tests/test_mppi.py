@@ -17,8 +17,9 @@ SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), actio
 def model_with_returns(returns_fn) -> WorldModel:
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), SPEC).eval()
-    model.plan_returns_n = lambda ctx, actions_n, discount, value_weight=1.0, uncertainty_weight=0.0, reference_n=None: \
+    model.plan_returns_n = lambda ctx, actions_n, discount, value_weight=1.0, uncertainty_weight=0.0, reference_n=None: (
         returns_fn(actions_n)
+    )
     return model
 
 
@@ -30,9 +31,11 @@ def context(model):
 
 def linear_quadratic_returns(x0: float = 2.0, rho: float = 0.1):
     """x_{k+1} = x_k + a_k (per action dim), R = -Σ x_{k+1}² - ρ Σ a_k²."""
+
     def returns(actions):
         x = x0 + torch.cumsum(actions, dim=1)
         return -(x**2).sum((1, 2)) - rho * (actions**2).sum((1, 2))
+
     return returns
 
 
@@ -44,8 +47,16 @@ def lq_optimum(T: int, x0: float = 2.0, rho: float = 0.1) -> np.ndarray:
 
 def test_mppi_reaches_linear_quadratic_optimum():
     model = model_with_returns(linear_quadratic_returns(rho=1.0))
-    cfg = MPPIConfig(samples=512, policy_samples=0, iterations=20, elites=64, temperature=0.5, init_std=1.0,
-                     min_std=0.01, warm_start=False)
+    cfg = MPPIConfig(
+        samples=512,
+        policy_samples=0,
+        iterations=20,
+        elites=64,
+        temperature=0.5,
+        init_std=1.0,
+        min_std=0.01,
+        warm_start=False,
+    )
     result = MPPIPlanner(model, cfg).plan(context(model))
     optimum = lq_optimum(model.cfg.horizon, rho=1.0)
     np.testing.assert_allclose(result.mean[:, 0].numpy(), optimum, atol=0.1)
@@ -57,8 +68,16 @@ def test_prior_weight_pulls_the_plan_towards_the_base_policy():
     halfway to the BC chunk; with w = 0 it is the unregularised optimum 1."""
     model = model_with_returns(lambda a: -((a - 1.0) ** 2).sum((1, 2)))
     T, A = model.cfg.horizon, 2
-    cfg = MPPIConfig(samples=512, policy_samples=0, iterations=20, elites=64, temperature=0.5, init_std=1.0,
-                     min_std=0.01, warm_start=False)
+    cfg = MPPIConfig(
+        samples=512,
+        policy_samples=0,
+        iterations=20,
+        elites=64,
+        temperature=0.5,
+        init_std=1.0,
+        min_std=0.01,
+        warm_start=False,
+    )
     for weight, pull in ((0.0, 0.0), (float(T * A), 0.5)):
         planner = MPPIPlanner(model, replace(cfg, prior_weight=weight))
         ctx = context(model)
@@ -83,6 +102,7 @@ def test_nan_returns_never_produce_nan_actions():
         r = -(a**2).sum((1, 2))
         r[::2] = float("nan")
         return r
+
     model = model_with_returns(some_nan)
     res = MPPIPlanner(model, MPPIConfig(samples=32, policy_samples=8, elites=8)).plan(context(model))
     assert not res.fallback and torch.isfinite(res.action).all()
@@ -204,8 +224,9 @@ def test_fast_attention_paths_match_explicit_reference(monkeypatch, candidates):
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), spec).eval()
     H, T = model.cfg.history, model.cfg.horizon
-    ctx = model.planning_context({"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 2),
-                                 torch.randn(1, 1))
+    ctx = model.planning_context(
+        {"proprio": torch.randn(1, 3)}, torch.randn(1, H, 3), torch.randn(1, H, 2), torch.randn(1, 1)
+    )
     actions = torch.randn(candidates, T, 2)
     fast = model.plan_returns_n(ctx, actions, 0.99)
     monkeypatch.setattr(layers, "FUSED_MIN_QUERIES", 10**9)  # explicit matmuls everywhere
@@ -312,8 +333,16 @@ def test_gate_keeps_the_bc_chunk_unless_the_predicted_gain_exceeds_the_models_re
     model's measured return error × gate_weight) the BC chunk is executed; above it, the plan; unmeasured (0), the
     paper's planner."""
     model = model_with_returns(lambda a: -((a - 1.0) ** 2).sum((1, 2)))
-    cfg = MPPIConfig(samples=256, policy_samples=0, iterations=10, elites=32, temperature=0.5, min_std=0.01,
-                     warm_start=False, gate_weight=1.0)
+    cfg = MPPIConfig(
+        samples=256,
+        policy_samples=0,
+        iterations=10,
+        elites=32,
+        temperature=0.5,
+        min_std=0.01,
+        warm_start=False,
+        gate_weight=1.0,
+    )
     ctx = context(model)
     planner = MPPIPlanner(model, cfg)
     bc = planner._clip(planner._policy_chunk(ctx)[0])

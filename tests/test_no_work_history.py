@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LABEL = re.compile(r"(?<![a-z])(?:work[ _-]?)?(?:sessions?|periods?)[ _-]?\d+(?!\.\d|\d)|\bwork periods?\b", re.IGNORECASE)
+LABEL = re.compile(
+    r"(?<![a-z])(?:work[ _-]?)?(?:sessions?|periods?)[ _-]?\d+(?!\.\d|\d)|\bwork periods?\b", re.IGNORECASE
+)
 THIS = Path(__file__).resolve()
 
 
@@ -38,16 +40,38 @@ def test_no_work_history_labels():
         for n, line in enumerate(text.splitlines(), 1):
             if LABEL.search(line):
                 hits.append(f"{rel}:{n}: {line.strip()[:100]}")
-    assert not hits, f"{len(hits)} work-history labels (say what is true now; history is in git):\n" + "\n".join(hits[:200])
+    assert not hits, f"{len(hits)} work-history labels (say what is true now; history is in git):\n" + "\n".join(
+        hits[:200]
+    )
 
 
-@pytest.mark.parametrize("text", ["session 38", "Sessions 17–24", "(session 45)", "work period 3", "session-7 figures",
-                                  "gpu_h200_session37.jsonl", "period 2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "session 38",
+        "Sessions 17–24",
+        "(session 45)",
+        "work period 3",
+        "session-7 figures",
+        "gpu_h200_session37.jsonl",
+        "period 2",
+    ],
+)
 def test_the_pattern_catches_labels(text):
     assert LABEL.search(text)
 
 
-@pytest.mark.parametrize("text", ["a sessions' worth", "the session's machine", "periodic", "a period of 2 s",
-                                  "sensor noise", "4 robot minutes", "trot with period 0.5 s"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a sessions' worth",
+        "the session's machine",
+        "periodic",
+        "a period of 2 s",
+        "sensor noise",
+        "4 robot minutes",
+        "trot with period 0.5 s",
+    ],
+)
 def test_the_pattern_leaves_ordinary_words(text):
     assert not LABEL.search(text)

@@ -41,6 +41,7 @@ def test_a_chamfer_bevels_the_mouth_at_45_degrees():
 def test_a_chamfer_out_of_range_is_refused():
     task = get_task("peg-insertion")
     for value, message in ((-0.001, "must be >= 0 and <= 0.01 (m)"), (0.02, "must be >= 0 and <= 0.01 (m)")):
-        with pytest.raises(ValueError, match=f"hole_chamfer_m = {value:g}: " + message.replace("(", r"\(")
-                           .replace(")", r"\)")):
+        with pytest.raises(
+            ValueError, match=f"hole_chamfer_m = {value:g}: " + message.replace("(", r"\(").replace(")", r"\)")
+        ):
             task.make_env("sim", {"hole_chamfer_m": value})

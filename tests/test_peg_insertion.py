@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import mujoco
 import numpy as np
 import pytest
@@ -37,8 +36,8 @@ def _place_peg(env, offset_from_hole_top, quat=(1.0, 0.0, 0.0, 0.0)) -> PegState
     env.reset(seed=0, options={"initial_condition": InitialCondition((0.45, 0.12), 0.0)})
     hole_top = env.data.site_xpos[env.hole_site].copy()
     qpos = env.peg_qpos
-    env.data.qpos[qpos:qpos + 3] = hole_top + np.asarray(offset_from_hole_top)
-    env.data.qpos[qpos + 3:qpos + 7] = quat
+    env.data.qpos[qpos : qpos + 3] = hole_top + np.asarray(offset_from_hole_top)
+    env.data.qpos[qpos + 3 : qpos + 7] = quat
     mujoco.mj_forward(env.model, env.data)
     return PegState.from_privileged(env.oracle_privileged_state())
 
@@ -80,8 +79,6 @@ def test_observations_hold_no_privileged_state(task, sim_env):
     exact_peg = PRIVILEGED.get(info["privileged"], "peg_pos")
     estimate = PROPRIO.get(obs[PROPRIO_KEY], "peg_pos_est")
     assert not np.allclose(exact_peg, estimate, atol=1e-7)  # perception is an estimate, not the state
-
-
 
 
 def test_hole_estimate_offset_shifts_only_the_perceived_hole(task):

@@ -28,10 +28,14 @@ def test_a_hand_eye_rotation_shifts_an_estimate_in_proportion_to_its_range():
 
 def test_the_estimates_are_exact_without_noise_and_calibration_error_and_off_by_the_range_with_it():
     task = get_task("peg-insertion")
-    exact = {"perception_position_noise_range_m": (0.0, 0.0), "perception_position_bias_range_m": (0.0, 0.0),
-             "perception_handeye_rotation_rad": 0.0}
+    exact = {
+        "perception_position_noise_range_m": (0.0, 0.0),
+        "perception_position_bias_range_m": (0.0, 0.0),
+        "perception_handeye_rotation_rad": 0.0,
+    }
     ic = task.initial_conditions("narrow", 1)[0]
     from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
+
     for rotation, bound in ((0.0, 1e-9), (0.01, 0.01 * 3 * 1.0)):  # 3 sigma of a rotation, times a range under 1 m
         env = task.make_env("real", {**exact, "perception_handeye_rotation_rad": rotation}, seed=0)
         obs, info = env.reset(seed=0, options={"initial_condition": ic})

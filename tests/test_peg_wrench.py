@@ -11,8 +11,13 @@ from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY
 from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.training.checkpoint import CheckpointError, check_model_fits_task, observation_groups_fit
 
-NOISELESS = {"wrench_force_noise_n": 0.0, "wrench_torque_noise_nm": 0.0, "wrench_force_bias_n": 0.0,
-             "wrench_torque_bias_nm": 0.0, "arm_mass_scale_range": (1.0, 1.0)}
+NOISELESS = {
+    "wrench_force_noise_n": 0.0,
+    "wrench_torque_noise_nm": 0.0,
+    "wrench_force_bias_n": 0.0,
+    "wrench_torque_bias_nm": 0.0,
+    "arm_mass_scale_range": (1.0, 1.0),
+}
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +86,7 @@ def test_a_model_without_the_sensor_fits_the_task_and_a_wrong_shape_does_not(tas
 
 def test_the_observation_controller_seats_a_peg_on_observations_alone(task):
     from simdist.tasks.peg_insertion.observation_controller import observation_controller, run_episode
+
     env = task.make_env("sim", seed=0)
     controller = observation_controller()
     assert run_episode(env, controller, task.initial_conditions("narrow", 1)[0], seed=0)
@@ -90,6 +96,7 @@ def test_the_observation_controller_seats_a_peg_on_observations_alone(task):
 def test_a_grasped_peg_pressed_on_the_fixture_does_not_creep_through_the_pads(task):
     # MuJoCo's soft friction let it creep about 0.4 mm a control step at 7 N; the noslip post-solver removes that.
     from simdist.tasks.peg_insertion.creep import creep_trial
+
     env = task.make_env("sim", seed=0)
     result = creep_trial(env, task.initial_conditions("narrow", 1)[0], seed=0, push_m=0.0015, steps=8)
     assert result["grasped"] and result["force_n"] > 5.0
@@ -101,6 +108,7 @@ def test_a_grasped_peg_pressed_on_the_fixture_does_not_creep_through_the_pads(ta
 
 def test_noslip_is_a_physics_option_peg_insertion_turns_on_and_table_leg_leaves_off(task):
     from simdist.tasks import get_task
+
     assert task.make_env("sim", seed=0).model.opt.noslip_iterations == 3
     assert task.make_env("sim", {"noslip_iterations": 0}, seed=0).model.opt.noslip_iterations == 0
     assert get_task("table-leg").make_env("real", seed=0).model.opt.noslip_iterations == 0

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from simdist.data.generate import NoiseWindows, GenerationConfig
+from simdist.data.generate import GenerationConfig, NoiseWindows
 from simdist.tasks import get_task, task_names
 from simdist.tasks.pendulum.physics import REAL, SIM
 
@@ -65,8 +65,10 @@ def test_expert_beats_suboptimal_policies_in_sim():
     env = task.make_env("sim", seed=0)
     ics = task.initial_conditions("default", 6, seed=0)
     expert = rollout(task, env, PrivilegedAgent(task.expert(), env), ics).summary(0.1)["success_rate"]
-    worst = min(rollout(task, env, PrivilegedAgent(p, env), ics).summary(0.1)["success_rate"]
-                for p in task.suboptimal_policies())
+    worst = min(
+        rollout(task, env, PrivilegedAgent(p, env), ics).summary(0.1)["success_rate"]
+        for p in task.suboptimal_policies()
+    )
     assert expert >= 0.8 and worst <= 0.2
 
 

@@ -113,14 +113,16 @@ def test_every_task_refuses_invalid_physics_in_one_line(tasks, tmp_path):
 
 
 def test_the_issue_s_examples_name_parameter_value_and_rule(tasks, tmp_path):
-    cases = {("pendulum", json.dumps({"mass": "heavy"})): 'mass = "heavy": must be a number',
-             ("pendulum", json.dumps({"mass": [1.65, 1.65]})): "mass = [1.65, 1.65]: must be a number",
-             ("pendulum", json.dumps({"max_torque": -4})): "max_torque = -4: must be >= 0",
-             ("foam", json.dumps({"foam_solref": 0.06})): "foam_solref = 0.06: must be a list of 2 numbers",
-             ("peg-insertion", json.dumps({"peg_mass_range_kg": "0.12"})): "must be a list of 2 numbers",
-             ("peg-insertion", json.dumps({"peg_mass_range_kg": [-0.1, 0.1]})): "must be > 0 (kg)",
-             ("pendulum", "{not json"): "not valid JSON",
-             ("pendulum", json.dumps([1, 2])): "must hold a mapping"}
+    cases = {
+        ("pendulum", json.dumps({"mass": "heavy"})): 'mass = "heavy": must be a number',
+        ("pendulum", json.dumps({"mass": [1.65, 1.65]})): "mass = [1.65, 1.65]: must be a number",
+        ("pendulum", json.dumps({"max_torque": -4})): "max_torque = -4: must be >= 0",
+        ("foam", json.dumps({"foam_solref": 0.06})): "foam_solref = 0.06: must be a list of 2 numbers",
+        ("peg-insertion", json.dumps({"peg_mass_range_kg": "0.12"})): "must be a list of 2 numbers",
+        ("peg-insertion", json.dumps({"peg_mass_range_kg": [-0.1, 0.1]})): "must be > 0 (kg)",
+        ("pendulum", "{not json"): "not valid JSON",
+        ("pendulum", json.dumps([1, 2])): "must hold a mapping",
+    }
     for (name, text), expected in cases.items():
         path = tmp_path / "bad.json"
         path.write_text(text)
@@ -138,8 +140,10 @@ def test_the_cli_refuses_a_bad_physics_file_before_writing(tasks, tmp_path, capl
             path.write_text(json.dumps(overrides))
             caplog.clear()
             with caplog.at_level(logging.ERROR):
-                assert main(["generate", name, "--episodes", "1", "--physics", str(path), "--out", str(out),
-                             "--quiet"]) == 2
+                assert (
+                    main(["generate", name, "--episodes", "1", "--physics", str(path), "--out", str(out), "--quiet"])
+                    == 2
+                )
             errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
             assert len(errors) == 1 and errors[0].exc_info is None and "\n" not in errors[0].getMessage()
             assert not out.exists() and not (tmp_path / "out").exists(), (name, overrides)
@@ -150,7 +154,9 @@ def test_the_cli_prints_one_line_and_no_traceback(tmp_path):
     path.write_text(json.dumps({"mass": "heavy"}))
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
     argv = ["generate", "pendulum", "--episodes", "1", "--physics", str(path), "--out", str(out), "--quiet"]
-    proc = subprocess.run([sys.executable, "-m", "simdist.cli", *argv], capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "simdist.cli", *argv], capture_output=True, text=True, env=env, timeout=300
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and 'mass = "heavy": must be a number' in proc.stderr
     assert not out.exists()
@@ -167,7 +173,9 @@ def test_physics_the_env_refuses_stop_generation_before_writing(tmp_path, monkey
     path, out = tmp_path / "late.json", tmp_path / "data"
     path.write_text(json.dumps({"actuator_delay_s": 0.2}))
     with caplog.at_level(logging.ERROR):
-        assert main(["generate", "point-mass", "--episodes", "1", "--physics", str(path), "--out", str(out),
-                     "--quiet"]) == 2
+        assert (
+            main(["generate", "point-mass", "--episodes", "1", "--physics", str(path), "--out", str(out), "--quiet"])
+            == 2
+        )
     _forget_task_files(before)
     assert "actuator_delay_s may be at most one control period" in caplog.text and not out.exists()

@@ -10,8 +10,9 @@ from simdist.tasks import get_task
 
 
 def test_run_flags_parse():
-    args = build_parser().parse_args(["run", "foam", "--out", "x", "--no-video", "--train-expert",
-                                      "--expert-budget", "300"])
+    args = build_parser().parse_args(
+        ["run", "foam", "--out", "x", "--no-video", "--train-expert", "--expert-budget", "300"]
+    )
     assert args.no_video and args.train_expert and args.expert_budget == 300
     args = build_parser().parse_args(["run", "pendulum", "--out", "x"])
     assert not args.no_video and not args.train_expert and args.expert_budget is None
@@ -67,18 +68,34 @@ def test_run_from_a_checkpoint_skips_pretraining_and_leaves_it_untouched(tmp_pat
     from simdist.experiments.pipeline import PipelineConfig
 
     before = (pretrained / "model.safetensors").read_bytes()
-    sizing = PipelineConfig(episodes=4, workers=1, pretrain_steps=None, rounds=1, episodes_per_round=2,
-                            sim_eval_trials=1, mppi="cpu", finetune_steps=3)
-    summary = run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained,
-                           sizing=sizing)
+    sizing = PipelineConfig(
+        episodes=4,
+        workers=1,
+        pretrain_steps=None,
+        rounds=1,
+        episodes_per_round=2,
+        sim_eval_trials=1,
+        mppi="cpu",
+        finetune_steps=3,
+    )
+    summary = run_pipeline(
+        "pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained, sizing=sizing
+    )
     assert summary["world_model"] == str(pretrained) and not (tmp_path / "run" / "pretrained").exists()
     assert (tmp_path / "run" / "report.md").exists() and summary["real_minutes"] > 0
     adapt_cfg = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())
     assert adapt_cfg["finetune"]["steps"] == 3 and adapt_cfg["finetune"]["warmup_steps"] == 0  # ≤ 10 % of the run
     assert (pretrained / "model.safetensors").read_bytes() == before
     with pytest.raises(ValueError, match="other settings .*episodes_per_round"):  # never mixed into this run
-        run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained,
-                     sizing=PipelineConfig(**{**sizing.__dict__, "episodes_per_round": 3}))
+        run_pipeline(
+            "pendulum",
+            "cpu",
+            tmp_path / "run",
+            progress=False,
+            video=False,
+            checkpoint=pretrained,
+            sizing=PipelineConfig(**{**sizing.__dict__, "episodes_per_round": 3}),
+        )
 
 
 def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pretrained, caplog):
@@ -92,9 +109,9 @@ def test_run_refuses_a_checkpoint_of_another_task_before_any_work(tmp_path, pret
 
 
 def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
-    from simdist.training.checkpoint import check_fits_task, shipped_checkpoint
     from simdist.experiments.pipeline import DEMO, DEMO_CHECKPOINT, DEMO_TASK
     from simdist.planning.settings import mppi_preset
+    from simdist.training.checkpoint import check_fits_task, shipped_checkpoint
 
     task = get_task(DEMO_TASK)
     check_fits_task(shipped_checkpoint(DEMO_CHECKPOINT), task)
@@ -111,8 +128,24 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
 
     seen = {}
     monkeypatch.setattr(commands, "run_pipeline", lambda *a, **k: seen.update(k) or {})
-    assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--set", "mppi.init_std=0.1",
-                 "--finetune-steps", "7", "--rounds", "3", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "pendulum",
+                "--out",
+                str(tmp_path / "r"),
+                "--set",
+                "mppi.init_std=0.1",
+                "--finetune-steps",
+                "7",
+                "--rounds",
+                "3",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert seen["sizing"].mppi_set == ("init_std=0.1",) and seen["sizing"].finetune_steps == 7
     assert seen["sizing"].rounds == 3 and str(seen["planner_device"]) == "cpu"
     assert main(["run", "pendulum", "--out", str(tmp_path / "r"), "--plan-device", "tpu", "--quiet"]) == 2
@@ -128,8 +161,17 @@ def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
 def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
     from simdist.experiments.pipeline import SELECTION_SEED, SIM_EVAL_SEED, PipelineConfig
 
-    sizing = PipelineConfig(episodes=6, workers=1, pretrain_steps=4, rounds=1, episodes_per_round=1,
-                            sim_eval_trials=1, mppi="cpu", finetune_steps=2, select_checkpoints=2)
+    sizing = PipelineConfig(
+        episodes=6,
+        workers=1,
+        pretrain_steps=4,
+        rounds=1,
+        episodes_per_round=1,
+        sim_eval_trials=1,
+        mppi="cpu",
+        finetune_steps=2,
+        select_checkpoints=2,
+    )
     summary = run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False, sizing=sizing)
     selection = json.loads((tmp_path / "run" / "selection.json").read_text())
     kept = sorted(p.name for p in (tmp_path / "run" / "pretrained").glob("step_*"))
@@ -141,8 +183,15 @@ def test_run_can_deploy_the_best_of_its_last_kept_checkpoints(tmp_path, caplog):
     assert adapted["pretrained"] == selection["best"]  # Alg. 1 starts from the chosen checkpoint
     assert f"deployed checkpoint `{selection['best']}`" in (tmp_path / "run" / "report.md").read_text()
     with pytest.raises(ValueError, match="simdist select"):  # a given checkpoint is not this run's to choose among
-        run_pipeline("pendulum", "cpu", tmp_path / "other", progress=False, video=False, sizing=sizing,
-                     checkpoint=selection["best"])
+        run_pipeline(
+            "pendulum",
+            "cpu",
+            tmp_path / "other",
+            progress=False,
+            video=False,
+            sizing=sizing,
+            checkpoint=selection["best"],
+        )
     assert not (tmp_path / "other").exists()
     with pytest.raises(ValueError, match="number of checkpoints"):
         PipelineConfig(**{**sizing.__dict__, "select_checkpoints": -1})
@@ -155,10 +204,20 @@ def test_run_with_planner_rounds_deploys_the_refined_model(tmp_path, pretrained,
     import simdist.experiments.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "RefineConfig", functools.partial(pipeline.RefineConfig, episodes=2, steps=3))
-    sizing = pipeline.PipelineConfig(episodes=4, workers=1, pretrain_steps=None, rounds=1, episodes_per_round=1,
-                                     sim_eval_trials=1, mppi="cpu", finetune_steps=2, refine_rounds=1)
-    summary = pipeline.run_pipeline("pendulum", "cpu", tmp_path / "run", progress=False, video=False,
-                                    checkpoint=pretrained, sizing=sizing)
+    sizing = pipeline.PipelineConfig(
+        episodes=4,
+        workers=1,
+        pretrain_steps=None,
+        rounds=1,
+        episodes_per_round=1,
+        sim_eval_trials=1,
+        mppi="cpu",
+        finetune_steps=2,
+        refine_rounds=1,
+    )
+    summary = pipeline.run_pipeline(
+        "pendulum", "cpu", tmp_path / "run", progress=False, video=False, checkpoint=pretrained, sizing=sizing
+    )
     refined = tmp_path / "run" / "refine" / "round_01"
     assert summary["world_model"] == str(refined / "model") and summary["refine"][0]["episodes"] == 2
     adapted = json.loads((tmp_path / "run" / "adapt_default" / "adapt_config.json").read_text())

@@ -37,10 +37,11 @@ def _plans(model, task, planner=MPPI, n=4):
 
 def test_after_a_dynamics_finetune_the_plan_changes_and_only_the_dynamics_did(tmp_path, pretrained):
     task = get_task("pendulum")
-    ft = replace(FinetuneConfig(steps=80, batch_size=32, lr=1e-3, lr_end=5e-4, warmup_steps=10, val_every=80),
-                 sim_replay_fraction=0.0)
-    adapt(task, pretrained, tmp_path / "adapt", AdaptConfig(rounds=1, episodes_per_round=4), MPPI, ft,
-          progress=False)
+    ft = replace(
+        FinetuneConfig(steps=80, batch_size=32, lr=1e-3, lr_end=5e-4, warmup_steps=10, val_every=80),
+        sim_replay_fraction=0.0,
+    )
+    adapt(task, pretrained, tmp_path / "adapt", AdaptConfig(rounds=1, episodes_per_round=4), MPPI, ft, progress=False)
     before, after = load_model(pretrained), load_model(tmp_path / "adapt" / "round_01" / "model")
     changed = {n for n, p in after.state_dict().items() if not torch.equal(p, before.state_dict()[n])}
     assert changed and all(n.startswith("dynamics.") for n in changed)  # Alg. 1 trains the dynamics alone

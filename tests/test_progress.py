@@ -1,4 +1,5 @@
 """Progress bars: live in a terminal, throttled when stderr is a log file."""
+
 import io
 import sys
 

@@ -16,8 +16,14 @@ from simdist.tasks.quadruped.rewards import desired_stance
 from simdist.tasks.quadruped.scenes import COURSES, TrainingScene
 from simdist.tasks.registry import get_task, task_names
 
-FIXED = dict(trunk_mass_offset_range=(0.0, 0.0), foot_friction_range=(0.8, 0.8), kp_scale_range=(1.0, 1.0),
-             kd_scale_range=(1.0, 1.0), joint_friction_range=(0.0, 0.0), reset_joint_scale_range=(1.0, 1.0))
+FIXED = dict(
+    trunk_mass_offset_range=(0.0, 0.0),
+    foot_friction_range=(0.8, 0.8),
+    kp_scale_range=(1.0, 1.0),
+    kd_scale_range=(1.0, 1.0),
+    joint_friction_range=(0.0, 0.0),
+    reset_joint_scale_range=(1.0, 1.0),
+)
 
 
 def hold(env, seconds: float) -> None:
@@ -47,10 +53,13 @@ def test_tasks_registered_with_speed_grids():
         get_task("foam").initial_conditions("0.5", 1)
 
 
-@pytest.mark.parametrize("physics", [
-    QuadrupedPhysics(**FIXED),
-    QuadrupedPhysics(**{**FIXED, "trunk_mass_offset_range": (3.0, 3.0), "kp_scale_range": (0.9, 0.9)}),
-])
+@pytest.mark.parametrize(
+    "physics",
+    [
+        QuadrupedPhysics(**FIXED),
+        QuadrupedPhysics(**{**FIXED, "trunk_mass_offset_range": (3.0, 3.0), "kp_scale_range": (0.9, 0.9)}),
+    ],
+)
 def test_robot_stands_under_default_pd_hold(physics):
     env = get_task("slippery-slope").make_env("sim", physics=physics)
     env.reset(seed=0)
@@ -66,8 +75,9 @@ def test_robot_stands_under_default_pd_hold(physics):
 
 
 def _scan_env(heights: np.ndarray, yaw: float = 0.0) -> QuadrupedBatchEnv:
-    env = QuadrupedBatchEnv(1, TrainingScene(1, curriculum=False, kinds=("flat",)), QuadrupedPhysics(**FIXED),
-                            random_commands=False)
+    env = QuadrupedBatchEnv(
+        1, TrainingScene(1, curriculum=False, kinds=("flat",)), QuadrupedPhysics(**FIXED), random_commands=False
+    )
     env.reset(np.array([0]), initial_yaw=yaw)
     env.scene.set_heights(0, env.models[0], heights)
     env._read_state()
@@ -214,8 +224,15 @@ def test_heightfield_lookup_matches_mujoco_ray(kind):
     model.hfield_data[:] = terrain.to_hfield_data(heights)
     mujoco.mj_forward(model, data)
     points = rng.uniform(-5, 5, (100, 2))
-    hit = np.array([3.0 - mujoco.mj_ray(model, data, np.array([x, y, 3.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1,
-                                        np.array([-1], np.int32)) for x, y in points])
+    hit = np.array(
+        [
+            3.0
+            - mujoco.mj_ray(
+                model, data, np.array([x, y, 3.0]), np.array([0.0, 0.0, -1.0]), None, 1, -1, np.array([-1], np.int32)
+            )
+            for x, y in points
+        ]
+    )
     lookup = terrain.lookup_heights(heights[None], points[None])[0]
     # bilinear vs MuJoCo's two triangles per cell: equal on flat tops and planes, close elsewhere
     assert np.median(np.abs(hit - lookup)) < 1e-3 and np.max(np.abs(hit - lookup)) < 0.03
@@ -235,8 +252,13 @@ def test_curriculum_judges_patch_exits_on_the_steps_they_had():
 def test_training_reward_overrides_reweight_one_term_only():
     from simdist.tasks.quadruped.rewards import WEIGHTS, reward_weights
 
-    env = QuadrupedBatchEnv(1, TrainingScene(1, curriculum=False, kinds=("flat",)), QuadrupedPhysics(**FIXED),
-                            seed=0, reward_overrides={"gait": 0.5})
+    env = QuadrupedBatchEnv(
+        1,
+        TrainingScene(1, curriculum=False, kinds=("flat",)),
+        QuadrupedPhysics(**FIXED),
+        seed=0,
+        reward_overrides={"gait": 0.5},
+    )
     assert env.reward_weights["gait"] == 0.5 and env.reward_weights["track_lin_vel_xy"] == WEIGHTS["track_lin_vel_xy"]
     with pytest.raises(KeyError, match="valid terms"):
         reward_weights({"gaitt": 1.0})
@@ -273,4 +295,4 @@ def test_finishing_needs_a_foot_on_the_ground_and_the_hold_upright():
         successes.append(info["success"])
         if terminated or truncated:
             break
-    assert not any(successes[:hold_steps - 1]) and successes[-1] and not info["fell"]
+    assert not any(successes[: hold_steps - 1]) and successes[-1] and not info["fell"]

@@ -42,8 +42,9 @@ def test_generic_alg2_episode_runs_on_the_terrain_scene():
 
     task = get_task("slippery-slope")
     env = task.make_env("sim", physics={"scene": "terrain"})
-    episode = run_episode(task, env, StandStill(), True, ZeroCritic(), generation_preset("quadruped"),
-                          np.random.default_rng(0))
+    episode = run_episode(
+        task, env, StandStill(), True, ZeroCritic(), generation_preset("quadruped"), np.random.default_rng(0)
+    )
     assert episode.obs["height"].shape[1:] == (21, 15) and episode.command.shape[1] == 3
     assert len(episode.action) == len(episode.reward) > 10
 
@@ -89,10 +90,18 @@ def test_batched_generator_writes_alg2_episodes(tmp_path):
         def values(self, privileged):
             return np.zeros(len(privileged))
 
-    cfg = GenerationConfig(noise_on_steps=(1, 3), noise_off_steps=(2, 4), noise_std_range=(3.0, 5.0),
-                           episodes_per_file=2)
-    stats = generate_batched(get_task("foam"), tmp_path / "d", transitions=4 * 150, num_envs=4, cfg=cfg,
-                             policies=[Stub("expert"), Stub("iter_0")], critic=ZeroCritic())
+    cfg = GenerationConfig(
+        noise_on_steps=(1, 3), noise_off_steps=(2, 4), noise_std_range=(3.0, 5.0), episodes_per_file=2
+    )
+    stats = generate_batched(
+        get_task("foam"),
+        tmp_path / "d",
+        transitions=4 * 150,
+        num_envs=4,
+        cfg=cfg,
+        policies=[Stub("expert"), Stub("iter_0")],
+        critic=ZeroCritic(),
+    )
     info, episodes = load_episodes(tmp_path / "d")
     assert stats["episodes"] == len(episodes) > 0 and stats["steps"] == sum(len(e) for e in episodes)
     e = episodes[0]
@@ -120,8 +129,17 @@ def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path)
 
     task = get_task("foam")
     quiet = GenerationConfig(never_noise_prob=1.0)
-    generate_batched(task, tmp_path / "c", transitions=2 * 1400, num_envs=2, cfg=quiet, policies=[Still()],
-                     critic=ZeroCritic(), scene="course", progress=False)
+    generate_batched(
+        task,
+        tmp_path / "c",
+        transitions=2 * 1400,
+        num_envs=2,
+        cfg=quiet,
+        policies=[Still()],
+        critic=ZeroCritic(),
+        scene="course",
+        progress=False,
+    )
     _, episodes = load_episodes(tmp_path / "c")
     assert episodes
     dt = task.spec.control_period_s
@@ -133,16 +151,35 @@ def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path)
     with pytest.raises(ValueError, match="valid scenes"):
         generate_batched(task, tmp_path / "x", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), scene="moon")
     # The same trials on the held-out robot: the dataset says so, and its observations carry the sensor noise.
-    generate_batched(task, tmp_path / "r", transitions=2 * 1400, num_envs=2, cfg=quiet, policies=[Still()],
-                     critic=ZeroCritic(), scene="course", progress=False, domain="real")
+    generate_batched(
+        task,
+        tmp_path / "r",
+        transitions=2 * 1400,
+        num_envs=2,
+        cfg=quiet,
+        policies=[Still()],
+        critic=ZeroCritic(),
+        scene="course",
+        progress=False,
+        domain="real",
+    )
     info, real = load_episodes(tmp_path / "r")
     assert info.domain == "real" and real
     from simdist.tasks.quadruped.batch_env import HEIGHT_NOISE_STD
 
     clean, noisy = episodes[0].obs["height"][0], real[0].obs["height"][0]  # the first scan, from the same spawn
     assert 0.5 * HEIGHT_NOISE_STD < (noisy - clean).std() < 2 * HEIGHT_NOISE_STD
-    generate_batched(task, tmp_path / "low", transitions=2 * 150, num_envs=2, cfg=quiet, policies=[Still()],
-                     critic=ZeroCritic(), progress=False, physics={"foot_friction_range": [0.15, 0.15]})
+    generate_batched(
+        task,
+        tmp_path / "low",
+        transitions=2 * 150,
+        num_envs=2,
+        cfg=quiet,
+        policies=[Still()],
+        critic=ZeroCritic(),
+        progress=False,
+        physics={"foot_friction_range": [0.15, 0.15]},
+    )
     assert "'foot_friction_range': (0.15, 0.15)" in load_episodes(tmp_path / "low")[0].notes
     with pytest.raises(ValueError, match="needs scene 'course'"):
         generate_batched(task, tmp_path / "y", 10, num_envs=1, policies=[Still()], critic=ZeroCritic(), domain="real")

@@ -45,11 +45,13 @@ def test_refine_trains_on_the_planner_episodes_and_resumes(pretrained, pendulum_
     assert refine(task, pretrained, pendulum_data, out, cfg, PLANNER, progress=False) == result  # resumes: no work
     assert (out / "round_01" / "planner_data" / "stats.json").stat().st_mtime_ns == stamp
     with pytest.raises(ValueError, match="other settings"):
-        refine(task, pretrained, pendulum_data, out, RefineConfig(rounds=2, episodes=3, steps=4), PLANNER,
-               progress=False)
+        refine(
+            task, pretrained, pendulum_data, out, RefineConfig(rounds=2, episodes=3, steps=4), PLANNER, progress=False
+        )
     assert json.loads((out / "refine_results.json").read_text())["rounds"][1]["round"] == 2
-    more = refine(task, pretrained, pendulum_data, out, RefineConfig(rounds=3, episodes=2, steps=4), PLANNER,
-                  progress=False)  # more rounds continue the run
+    more = refine(
+        task, pretrained, pendulum_data, out, RefineConfig(rounds=3, episodes=2, steps=4), PLANNER, progress=False
+    )  # more rounds continue the run
     assert more["rounds"][:2] == result["rounds"] and more["checkpoint"] == str(out / "round_03" / "model")
     assert (out / "round_01" / "planner_data" / "stats.json").stat().st_mtime_ns == stamp
 

@@ -4,9 +4,24 @@ from simdist.eval.html import markdown_to_html
 
 
 def test_tables_lists_images_and_escaping():
-    md = "\n".join(["# Run: `peg`", "", "- success **0.25**", "- minutes 12.9", "", "A <note> & text",
-                    "on two lines.", "", "| round | video |", "|---|---|", "| 0 | ![clip](videos/a.gif) |",
-                    "| 1 | unavailable: no <EGL> |", "", "![curve](learning_curve.png)"])
+    md = "\n".join(
+        [
+            "# Run: `peg`",
+            "",
+            "- success **0.25**",
+            "- minutes 12.9",
+            "",
+            "A <note> & text",
+            "on two lines.",
+            "",
+            "| round | video |",
+            "|---|---|",
+            "| 0 | ![clip](videos/a.gif) |",
+            "| 1 | unavailable: no <EGL> |",
+            "",
+            "![curve](learning_curve.png)",
+        ]
+    )
     page = markdown_to_html(md, "t")
     assert "<h1>Run: <code>peg</code></h1>" in page
     assert "<ul><li>success <strong>0.25</strong></li><li>minutes 12.9</li></ul>" in page

@@ -19,14 +19,38 @@ from simdist.planning.settings import MPPIConfig
 from simdist.tasks import get_task
 from simdist.training.checkpoint import load_model
 
-TINY_MPPI = ["--set", "mppi.samples=16", "--set", "mppi.policy_samples=4", "--set", "mppi.elites=4",
-             "--set", "mppi.iterations=1"]
+TINY_MPPI = [
+    "--set",
+    "mppi.samples=16",
+    "--set",
+    "mppi.policy_samples=4",
+    "--set",
+    "mppi.elites=4",
+    "--set",
+    "mppi.iterations=1",
+]
 
 
 def adapt_argv(out: Path, pretrained, pendulum_data) -> list[str]:
-    return ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "3",
-            "--finetune-steps", "150", "--sim-data", str(pendulum_data), "--out", str(out), "--quiet", "--json",
-            *TINY_MPPI]
+    return [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "1",
+        "--episodes-per-round",
+        "3",
+        "--finetune-steps",
+        "150",
+        "--sim-data",
+        str(pendulum_data),
+        "--out",
+        str(out),
+        "--quiet",
+        "--json",
+        *TINY_MPPI,
+    ]
 
 
 def run_files(out: Path) -> dict[str, bytes]:
@@ -43,11 +67,16 @@ def test_a_resumed_round_plans_as_an_uninterrupted_one(pretrained):
     mppi = replace(MPPIConfig(), samples=16, policy_samples=4, elites=4, iterations=1, gate_weight=0.0)
     ics = task.initial_conditions("default", 3, seed=0)
     full = rollout(task, task.make_env("real", seed=0), MPPIAgent(model, mppi), ics, seed=(0, 0))
-    resumed = rollout(task, task.make_env("real", seed=0), MPPIAgent(model, mppi), ics[2:], seed=(0, 0),
-                      first_index=2)
+    resumed = rollout(task, task.make_env("real", seed=0), MPPIAgent(model, mppi), ics[2:], seed=(0, 0), first_index=2)
     np.testing.assert_array_equal(resumed.episodes[0].action, full.episodes[2].action)
-    other = rollout(task, task.make_env("real", seed=0), MPPIAgent(model, replace(mppi, seed=1)), ics[2:],
-                    seed=(0, 0), first_index=2)
+    other = rollout(
+        task,
+        task.make_env("real", seed=0),
+        MPPIAgent(model, replace(mppi, seed=1)),
+        ics[2:],
+        seed=(0, 0),
+        first_index=2,
+    )
     assert not np.array_equal(other.episodes[0].action, full.episodes[2].action)  # the planner seed still counts
 
 
@@ -74,18 +103,22 @@ def _wait_for(condition, proc, timeout_s: float = 120.0) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["sigint", "sigterm", "kill9"])
-def test_interrupted_twice_and_resumed_it_replays_the_uninterrupted_run(tmp_path, pretrained, pendulum_data,
-                                                                        uninterrupted, sig):
+def test_interrupted_twice_and_resumed_it_replays_the_uninterrupted_run(
+    tmp_path, pretrained, pendulum_data, uninterrupted, sig
+):
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "simdist.cli", *adapt_argv(out, pretrained, pendulum_data)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     episodes = out / "real_data" / "episodes"
     finetune_dir = out / "round_01" / "model"
-    stages = [lambda: len(list(episodes.glob("r00_e*.h5"))) >= 1,  # mid round 0's episodes
-              lambda: finetune_dir.exists()]  # mid the finetune before round 1
+    stages = [
+        lambda: len(list(episodes.glob("r00_e*.h5"))) >= 1,  # mid round 0's episodes
+        lambda: finetune_dir.exists(),
+    ]  # mid the finetune before round 1
     for stage in stages:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True,
-                                preexec_fn=_default_sigint)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True, preexec_fn=_default_sigint
+        )
         _wait_for(stage, proc)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)

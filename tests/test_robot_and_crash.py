@@ -48,17 +48,53 @@ def test_finetune_from_robot_logs(tmp_path, pretrained, pendulum_data, capsys):
             log.log(obs, action)
             obs, _, _, _, info = env.step(action)
         log.end(success=info["success"])
-    assert main(["finetune", "--checkpoint", str(pretrained), "--data", str(tmp_path / "logs"), "--out",
-                 str(tmp_path / "ft"), "--steps", "5", "--sim-data", str(pendulum_data), "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "finetune",
+                "--checkpoint",
+                str(pretrained),
+                "--data",
+                str(tmp_path / "logs"),
+                "--out",
+                str(tmp_path / "ft"),
+                "--steps",
+                "5",
+                "--sim-data",
+                str(pendulum_data),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "ft" / "model.safetensors").exists()
 
 
 @pytest.mark.slow
 def test_kill_9_mid_round_loses_no_completed_episode(tmp_path, pretrained, pendulum_data):
     out = tmp_path / "adapt"
-    cmd = [sys.executable, "-m", "simdist.cli", "adapt", "pendulum", "--checkpoint", str(pretrained),
-           "--rounds", "1", "--episodes-per-round", "6", "--out", str(out), "--finetune-steps", "5",
-           "--sim-data", str(pendulum_data), "--quiet", "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "simdist.cli",
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "1",
+        "--episodes-per-round",
+        "6",
+        "--out",
+        str(out),
+        "--finetune-steps",
+        "5",
+        "--sim-data",
+        str(pendulum_data),
+        "--quiet",
+        "--json",
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     episodes_dir = out / "real_data" / "episodes"
@@ -90,9 +126,26 @@ def test_adapt_starts_from_offline_real_data(tmp_path, pretrained, pendulum_data
             log.log(obs, np.zeros(1))
             obs, *_ = env.step(np.zeros(1))
         log.end(success=False)
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "2",
-            "--out", str(tmp_path / "a"), "--finetune-steps", "3", "--sim-data", str(pendulum_data),
-            "--initial-data", str(tmp_path / "demos"), "--json", "--quiet"]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "0",
+        "--episodes-per-round",
+        "2",
+        "--out",
+        str(tmp_path / "a"),
+        "--finetune-steps",
+        "3",
+        "--sim-data",
+        str(pendulum_data),
+        "--initial-data",
+        str(tmp_path / "demos"),
+        "--json",
+        "--quiet",
+    ]
     for _ in range(2):  # the rerun imports nothing twice
         assert main(argv) == 0
     names = sorted(p.stem for p in (tmp_path / "a" / "real_data" / "episodes").glob("*.h5"))
@@ -104,8 +157,23 @@ def test_rerunning_a_finished_run_reports_each_rounds_budget_as_it_was(tmp_path,
     """A rerun once counted every episode on disk as each round's `real_episodes_total` (the minutes were right)."""
     from simdist.cli import main
 
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "1", "--episodes-per-round", "2",
-            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "1",
+        "--episodes-per-round",
+        "2",
+        "--out",
+        str(tmp_path / "a"),
+        "--finetune-steps",
+        "2",
+        "--sim-data",
+        str(pendulum_data),
+        "--quiet",
+    ]
     for _ in range(2):
         assert main(argv) == 0
         rounds = json.loads((tmp_path / "a" / "adapt_results.json").read_text())["rounds"]
@@ -119,8 +187,22 @@ def test_progress_bars_follow_the_flag_in_every_round(tmp_path, pretrained, pend
     """A round's logged forward progress once overwrote the progress-bar flag, so rounds after the first ignored it."""
     from simdist.cli import main
 
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
-            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data)]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "2",
+        "--episodes-per-round",
+        "1",
+        "--out",
+        str(tmp_path / "a"),
+        "--finetune-steps",
+        "2",
+        "--sim-data",
+        str(pendulum_data),
+    ]
     assert main(argv + ["--quiet"] * quiet) == 0
     bars_started = capfd.readouterr().err.count("pendulum rollouts:   0%")
     assert bars_started == (0 if quiet else 3)  # zero shot + 2 rounds
@@ -150,20 +232,48 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
 
     loads = []
     monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
-            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "2",
+        "--episodes-per-round",
+        "1",
+        "--out",
+        str(tmp_path / "a"),
+        "--finetune-steps",
+        "2",
+        "--sim-data",
+        str(pendulum_data),
+        "--quiet",
+    ]
     assert main(argv) == 0
     assert len(loads) == 1 and all((tmp_path / "a" / f"round_{j:02d}" / "model" / "done").exists() for j in (1, 2))
     model_cfg = loads[0][1]
     wrong = load_windows(pendulum_data, replace(model_cfg, horizon=model_cfg.horizon + 1), torch.device("cpu"))
     with pytest.raises(ValueError, match="simulation replay holds"):
-        finetune(pretrained, tmp_path / "a" / "real_data", tmp_path / "ft", FinetuneConfig(steps=2, sim_replay_fraction=0.5),
-                 device=torch.device("cpu"), progress=False, sim_data=wrong)
+        finetune(
+            pretrained,
+            tmp_path / "a" / "real_data",
+            tmp_path / "ft",
+            FinetuneConfig(steps=2, sim_replay_fraction=0.5),
+            device=torch.device("cpu"),
+            progress=False,
+            sim_data=wrong,
+        )
     shared = load_windows(pendulum_data, model_cfg, torch.device("cpu"))
     labels = shared.labelled.clone()
-    finetune(pretrained, tmp_path / "a" / "real_data", tmp_path / "ft2",
-             FinetuneConfig(steps=2, batch_size=4, warmup_steps=0, sim_replay_fraction=0.5, replay_labels=False),
-             device=torch.device("cpu"), progress=False, sim_data=shared)
+    finetune(
+        pretrained,
+        tmp_path / "a" / "real_data",
+        tmp_path / "ft2",
+        FinetuneConfig(steps=2, batch_size=4, warmup_steps=0, sim_replay_fraction=0.5, replay_labels=False),
+        device=torch.device("cpu"),
+        progress=False,
+        sim_data=shared,
+    )
     assert torch.equal(shared.labelled, labels) and labels.any()  # a latent-only replay leaves the caller's labels
 
 
@@ -181,8 +291,23 @@ def test_adapt_records_each_round_as_it_ends(tmp_path, pretrained, pendulum_data
         return collect(task, env, model, mppi, ics, data_dir, j, *rest)
 
     monkeypatch.setattr(adapt_module, "_collect_round", crash_in_round_2)
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "2", "--episodes-per-round", "1",
-            "--out", str(tmp_path / "a"), "--finetune-steps", "2", "--sim-data", str(pendulum_data), "--quiet"]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "2",
+        "--episodes-per-round",
+        "1",
+        "--out",
+        str(tmp_path / "a"),
+        "--finetune-steps",
+        "2",
+        "--sim-data",
+        str(pendulum_data),
+        "--quiet",
+    ]
     with pytest.raises(RuntimeError, match="fell over"):
         main(argv)
     partial = json.loads((tmp_path / "a" / "adapt_results.json").read_text())

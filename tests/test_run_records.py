@@ -17,8 +17,16 @@ from simdist.experiments.compare import compare_inputs
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task
 
-TINY_MPPI = ["--set", "mppi.samples=16", "--set", "mppi.policy_samples=4", "--set", "mppi.elites=4",
-             "--set", "mppi.iterations=1"]
+TINY_MPPI = [
+    "--set",
+    "mppi.samples=16",
+    "--set",
+    "mppi.policy_samples=4",
+    "--set",
+    "mppi.elites=4",
+    "--set",
+    "mppi.iterations=1",
+]
 
 
 def _physics(path: Path, mass: float) -> Path:
@@ -27,8 +35,23 @@ def _physics(path: Path, mass: float) -> Path:
 
 
 def _adapt(out: Path, pretrained, physics: Path) -> list[str]:
-    return ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "1",
-            "--physics", str(physics), "--out", str(out), "--quiet", "--json", *TINY_MPPI]
+    return [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "0",
+        "--episodes-per-round",
+        "1",
+        "--physics",
+        str(physics),
+        "--out",
+        str(out),
+        "--quiet",
+        "--json",
+        *TINY_MPPI,
+    ]
 
 
 def _snapshot(out: Path) -> dict[str, bytes]:
@@ -63,8 +86,28 @@ def test_a_resume_with_an_edited_physics_file_is_refused_naming_it(tmp_path, pre
 def test_evaluate_records_the_physics_content_and_the_planner(tmp_path, pretrained, capsys):
     physics = _physics(tmp_path / "gap.yaml", 1.2)
     target = tmp_path / "eval.json"
-    assert main(["evaluate", "pendulum", "--checkpoint", str(pretrained), "--trials", "1", "--domain", "real",
-                 "--physics", str(physics), "--out", str(target), "--quiet", "--json", *TINY_MPPI]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                "pendulum",
+                "--checkpoint",
+                str(pretrained),
+                "--trials",
+                "1",
+                "--domain",
+                "real",
+                "--physics",
+                str(physics),
+                "--out",
+                str(target),
+                "--quiet",
+                "--json",
+                *TINY_MPPI,
+            ]
+        )
+        == 0
+    )
     result = json.loads(target.read_text())
     assert result["inputs"]["physics"] == {"mass": 1.2, "damping": 0.15}
     assert result["inputs"]["physics_file"] == str(physics)
@@ -74,8 +117,23 @@ def test_evaluate_records_the_physics_content_and_the_planner(tmp_path, pretrain
 
 def test_generate_records_the_physics_content(tmp_path, capsys):
     physics = _physics(tmp_path / "gap.json", 1.4)
-    assert main(["generate", "pendulum", "--episodes", "2", "--out", str(tmp_path / "data"), "--physics", str(physics),
-                 "--quiet", "--json"]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "pendulum",
+                "--episodes",
+                "2",
+                "--out",
+                str(tmp_path / "data"),
+                "--physics",
+                str(physics),
+                "--quiet",
+                "--json",
+            ]
+        )
+        == 0
+    )
     inputs = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["inputs"]
     assert inputs == {"physics": {"mass": 1.4, "damping": 0.15}, "physics_file": str(physics)}  # no planner
 
@@ -83,18 +141,41 @@ def test_generate_records_the_physics_content(tmp_path, capsys):
 def test_dagger_records_the_physics_it_drives_and_is_evaluated_in(tmp_path):
     drive, check = _physics(tmp_path / "drive.json", 1.1), _physics(tmp_path / "check.json", 1.5)
     inputs = dagger_inputs(drive, check)
-    assert inputs == {"physics": {"mass": 1.1, "damping": 0.15}, "physics_file": str(drive),
-                      "eval_physics": {"mass": 1.5, "damping": 0.15}, "eval_physics_file": str(check)}
-    assert dagger_inputs(None, None) == {"physics": None, "physics_file": None, "eval_physics": None,
-                                         "eval_physics_file": None}  # the BC head drives: no planner
+    assert inputs == {
+        "physics": {"mass": 1.1, "damping": 0.15},
+        "physics_file": str(drive),
+        "eval_physics": {"mass": 1.5, "damping": 0.15},
+        "eval_physics_file": str(check),
+    }
+    assert dagger_inputs(None, None) == {
+        "physics": None,
+        "physics_file": None,
+        "eval_physics": None,
+        "eval_physics_file": None,
+    }  # the BC head drives: no planner
 
 
 def test_dagger_results_carry_the_inputs(tmp_path, pretrained, pendulum_data):
     physics = _physics(tmp_path / "gap.json", 1.2)
-    cfg = DaggerConfig(rounds=1, episodes_per_grid=1, steps=1, sensor_noise_steps=0, batch_size=4, warmup_steps=0,
-                       eval_episodes_per_grid=0)
-    result = dagger(get_task("pendulum"), pretrained, pendulum_data, tmp_path / "d", cfg, physics=str(physics),
-                    device=torch.device("cpu"), progress=False)
+    cfg = DaggerConfig(
+        rounds=1,
+        episodes_per_grid=1,
+        steps=1,
+        sensor_noise_steps=0,
+        batch_size=4,
+        warmup_steps=0,
+        eval_episodes_per_grid=0,
+    )
+    result = dagger(
+        get_task("pendulum"),
+        pretrained,
+        pendulum_data,
+        tmp_path / "d",
+        cfg,
+        physics=str(physics),
+        device=torch.device("cpu"),
+        progress=False,
+    )
     assert result["inputs"] == dagger_inputs(str(physics), str(physics))  # evaluated in --physics by default
     assert json.loads((tmp_path / "d" / "dagger_results.json").read_text())["inputs"] == result["inputs"]
 

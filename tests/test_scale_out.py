@@ -39,8 +39,9 @@ def _free_ports(n: int = 1) -> list[int]:
 
 def _schedule(steps: int) -> TrainConfig:
     """A tiny schedule over 6 steps (a run of `steps` < 6 stops part-way, as an interrupted one would)."""
-    return TrainConfig(steps=steps, decay_steps=6, batch_size=16, warmup_steps=2, val_every=3, checkpoint_every=3,
-                       lr=1e-3)
+    return TrainConfig(
+        steps=steps, decay_steps=6, batch_size=16, warmup_steps=2, val_every=3, checkpoint_every=3, lr=1e-3
+    )
 
 
 def _rank(rank: int, ports: tuple[int, int], data, out, model_cfg) -> None:
@@ -65,8 +66,12 @@ def test_two_gloo_processes_train_like_one_process_and_resume_as_one_run(pendulu
     single, parallel = tmp_path / "single", tmp_path / "parallel"
     pretrain(pendulum_data, single, model_cfg, _schedule(6), device=torch.device("cpu"), progress=False)
     start = time.perf_counter()
-    mp.start_processes(_rank, args=(tuple(_free_ports(2)), pendulum_data, parallel, model_cfg), nprocs=WORLD,
-                       start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    mp.start_processes(
+        _rank,
+        args=(tuple(_free_ports(2)), pendulum_data, parallel, model_cfg),
+        nprocs=WORLD,
+        start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn",
+    )
     logging.getLogger(__name__).info("2 ranks, 3 + 2 steps: %.1f s", time.perf_counter() - start)
     # ... and one process resumes their run for its last step: one run, whose metrics rank 0 alone wrote
     pretrain(pendulum_data, parallel, model_cfg, _schedule(6), device=torch.device("cpu"), progress=False)
@@ -99,6 +104,7 @@ def _initial_weights(data, model_cfg) -> dict:
 def _average(rank: int, port: int, out) -> None:
     """Rank r's gradients: `both` = r + 1 on every rank, `one` only on rank 1, `none` on no rank."""
     import torch.distributed as dist
+
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=WORLD)
     both, one, none = (torch.nn.Parameter(torch.zeros(3)) for _ in range(3))
     both.grad = torch.full((3,), rank + 1.0)
@@ -109,8 +115,12 @@ def _average(rank: int, port: int, out) -> None:
 
 
 def test_gradients_are_averaged_over_the_ranks_and_a_parameter_no_rank_used_keeps_none(tmp_path):
-    mp.start_processes(_average, args=(_free_ports()[0], tmp_path), nprocs=WORLD,
-                       start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    mp.start_processes(
+        _average,
+        args=(_free_ports()[0], tmp_path),
+        nprocs=WORLD,
+        start_method="fork" if "fork" in mp.get_all_start_methods() else "spawn",
+    )
     for rank in range(WORLD):
         grads = torch.load(tmp_path / f"grads{rank}.pt")
         assert torch.equal(grads["both"], torch.full((3,), 1.5))
@@ -164,8 +174,11 @@ def test_ray_generation_writes_the_local_workers_episodes(tmp_path):
         ray.shutdown()
     logging.getLogger(__name__).info("5 episodes: local workers %.1f s, Ray %.1f s", local_s, ray_s)
     names = [p.name for p in episode_files(tmp_path / "local")]
-    assert names == [p.name for p in episode_files(tmp_path / "ray")] == ["s4_w0_00000.h5", "s4_w1_00000.h5",
-                                                                         "s4_w2_00000.h5"]
+    assert (
+        names
+        == [p.name for p in episode_files(tmp_path / "ray")]
+        == ["s4_w0_00000.h5", "s4_w1_00000.h5", "s4_w2_00000.h5"]
+    )
     for name in names:
         local_file, ray_file = (tmp_path / run / "episodes" / name for run in ("local", "ray"))
         assert local_file.read_bytes() == ray_file.read_bytes(), name
@@ -179,20 +192,52 @@ def test_torchrun_pretrain_is_the_single_process_run(pendulum_data, tmp_path):
     """The command line under torchrun (2 gloo processes): the single-process run's losses and weights; a bad data
     folder is the single-process refusal, said once."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    common = ["pretrain", "--data", str(pendulum_data), "--steps", "4", "--quiet", "--json", "--set",
-              "model.latent_dim=16", "--set", "train.batch_size=16", "--set", "model.attention_dropout=0"]
-    torchrun = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(WORLD),
-                "--master_port", str(_free_ports()[0]), "-m", "simdist.cli"]
-    one = subprocess.run([sys.executable, "-m", "simdist.cli", *common, "--out", str(tmp_path / "one")],
-                         capture_output=True, text=True, env=env, check=True)
-    two = subprocess.run([*torchrun, *common, "--out", str(tmp_path / "two")], capture_output=True, text=True,
-                         env=env, check=True)
+    common = [
+        "pretrain",
+        "--data",
+        str(pendulum_data),
+        "--steps",
+        "4",
+        "--quiet",
+        "--json",
+        "--set",
+        "model.latent_dim=16",
+        "--set",
+        "train.batch_size=16",
+        "--set",
+        "model.attention_dropout=0",
+    ]
+    torchrun = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        str(WORLD),
+        "--master_port",
+        str(_free_ports()[0]),
+        "-m",
+        "simdist.cli",
+    ]
+    one = subprocess.run(
+        [sys.executable, "-m", "simdist.cli", *common, "--out", str(tmp_path / "one")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    two = subprocess.run(
+        [*torchrun, *common, "--out", str(tmp_path / "two")], capture_output=True, text=True, env=env, check=True
+    )
     (a,), (b,) = ([json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")] for p in (one, two))
     assert b["train_loss"] == pytest.approx(a["train_loss"], rel=1e-4)
     first, both = (ckpt.load_model(tmp_path / run).state_dict() for run in ("one", "two"))
     assert all(torch.allclose(first[k], both[k], atol=5e-3) for k in first)
-    bad = subprocess.run([*torchrun, *common, "--data", str(tmp_path / "missing"), "--out", str(tmp_path / "bad")],
-                         capture_output=True, text=True, env=env)
+    bad = subprocess.run(
+        [*torchrun, *common, "--data", str(tmp_path / "missing"), "--out", str(tmp_path / "bad")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert bad.returncode != 0 and not (tmp_path / "bad").exists()
     ours = [line for line in bad.stderr.splitlines() if "simdist" in line and "ERROR" in line]
     assert len(ours) == 1 and "--data" in ours[0] and "no such dataset folder" in ours[0], bad.stderr

@@ -34,8 +34,12 @@ def test_candidates_are_a_runs_kept_checkpoints_in_step_order_or_the_checkpoint_
 
 
 def test_the_best_is_the_most_successful_then_the_highest_return_then_the_latest():
-    rows = [{"success_rate": 0.5, "mean_return": -10.0}, {"success_rate": 0.6, "mean_return": -50.0},
-            {"success_rate": 0.6, "mean_return": -20.0}, {"success_rate": 0.1, "mean_return": 0.0}]
+    rows = [
+        {"success_rate": 0.5, "mean_return": -10.0},
+        {"success_rate": 0.6, "mean_return": -50.0},
+        {"success_rate": 0.6, "mean_return": -20.0},
+        {"success_rate": 0.1, "mean_return": 0.0},
+    ]
     assert best_candidate(rows) == 2
     assert best_candidate([{"success_rate": 0.3}, {"success_rate": 0.3}]) == 1  # `real` has no return
     assert best_candidate([{"success_rate": 0.3, "mean_return": None}, {"success_rate": 0.2}]) == 0
@@ -55,13 +59,28 @@ def test_identical_checkpoints_score_identically_on_the_same_trials(tmp_path, pr
     assert out["success_min"] == out["success_max"] == out["best_success"]
 
 
-def test_select_command_writes_the_result_and_refuses_another_tasks_checkpoint(tmp_path, capsys, caplog,
-                                                                               pretrained):
+def test_select_command_writes_the_result_and_refuses_another_tasks_checkpoint(tmp_path, capsys, caplog, pretrained):
     run = tmp_path / "run"
     keep(pretrained, run, 5, 7)
     result_file = tmp_path / "sel" / "selection.json"
-    assert main(["select", "pendulum", str(run), "--trials", "1", "--domain", "real", "--out", str(result_file),
-                 "--json", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "select",
+                "pendulum",
+                str(run),
+                "--trials",
+                "1",
+                "--domain",
+                "real",
+                "--out",
+                str(result_file),
+                "--json",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert printed == json.loads(result_file.read_text())
     assert printed["domain"] == "real" and printed["agent"] == "policy" and len(printed["candidates"]) == 2
@@ -82,6 +101,8 @@ def test_selection_runs_in_the_given_physics_and_names_a_bad_parameter(tmp_path,
         printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
         returns[physics] = printed["candidates"][0]["mean_return"]
     assert returns[None] != returns["no_motor.json"]  # the override reached the environment
-    assert main(["select", "pendulum", str(run), "--trials", "1", "--physics", str(tmp_path / "typo.json"),
-                 "--quiet"]) == 2
+    assert (
+        main(["select", "pendulum", str(run), "--trials", "1", "--physics", str(tmp_path / "typo.json"), "--quiet"])
+        == 2
+    )
     assert "max_torqe" in caplog.text and "max_torque" in caplog.text  # the error lists the valid names

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import mujoco
 import numpy as np
 import pytest
@@ -37,8 +36,8 @@ def _rest_in_lead_in(env, tilt: float = 0.0) -> None:
     hole = env.data.site_xpos[env.hole_site].copy()
     q = env.leg_qpos
     axis = np.array([0.0, -np.sin(tilt), np.cos(tilt)])
-    env.data.qpos[q:q + 3] = hole + np.array([0, 0, -TABLETOP.lead_in_depth]) + axis * LEG.stud_length
-    env.data.qpos[q + 3:q + 7] = [np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0]
+    env.data.qpos[q : q + 3] = hole + np.array([0, 0, -TABLETOP.lead_in_depth]) + axis * LEG.stud_length
+    env.data.qpos[q + 3 : q + 7] = [np.cos(tilt / 2), np.sin(tilt / 2), 0.0, 0.0]
     mujoco.mj_forward(env.model, env.data)
     env._update_thread()
 
@@ -102,5 +101,3 @@ def test_observations_hold_no_privileged_state(sim_env):
         assert name not in PROPRIO.names()
     exact = PRIVILEGED.get(info["privileged"], "leg_pos")
     assert not np.allclose(exact, PROPRIO.get(obs[PROPRIO_KEY], "leg_pos_est"), atol=1e-7)
-
-

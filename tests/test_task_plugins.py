@@ -24,17 +24,59 @@ def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, caps
     monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE))
     assert "point-mass" in registry.task_names()
     data, model = tmp_path / "sim", tmp_path / "model"
-    stats = run_json(capsys, "generate", "point-mass", "--episodes", "6", "--workers", "2", "--out", str(data),
-                     "--json", "--quiet")
+    stats = run_json(
+        capsys, "generate", "point-mass", "--episodes", "6", "--workers", "2", "--out", str(data), "--json", "--quiet"
+    )
     assert stats["episodes"] == 6
-    run_json(capsys, "pretrain", "--data", str(data), "--out", str(model), "--preset", "cpu", "--steps", "20",
-             "--json", "--quiet")
-    ev = run_json(capsys, "evaluate", "point-mass", "--checkpoint", str(model), "--domain", "real", "--trials", "2",
-                  "--out", str(tmp_path / "eval.json"), "--json", "--quiet")
+    run_json(
+        capsys,
+        "pretrain",
+        "--data",
+        str(data),
+        "--out",
+        str(model),
+        "--preset",
+        "cpu",
+        "--steps",
+        "20",
+        "--json",
+        "--quiet",
+    )
+    ev = run_json(
+        capsys,
+        "evaluate",
+        "point-mass",
+        "--checkpoint",
+        str(model),
+        "--domain",
+        "real",
+        "--trials",
+        "2",
+        "--out",
+        str(tmp_path / "eval.json"),
+        "--json",
+        "--quiet",
+    )
     assert ev["grids"]["default"]["trials"] == 2
-    res = run_json(capsys, "adapt", "point-mass", "--checkpoint", str(model), "--rounds", "1",
-                   "--episodes-per-round", "2", "--finetune-steps", "5", "--sim-data", str(data),
-                   "--out", str(tmp_path / "adapt"), "--json", "--quiet")
+    res = run_json(
+        capsys,
+        "adapt",
+        "point-mass",
+        "--checkpoint",
+        str(model),
+        "--rounds",
+        "1",
+        "--episodes-per-round",
+        "2",
+        "--finetune-steps",
+        "5",
+        "--sim-data",
+        str(data),
+        "--out",
+        str(tmp_path / "adapt"),
+        "--json",
+        "--quiet",
+    )
     assert [r["episodes"] for r in res["rounds"]] == [2, 2] and res["real_minutes"] > 0
     planner = json.loads((tmp_path / "adapt" / "adapt_config.json").read_text())["mppi"]
     assert planner["init_std"] == 0.1  # the example's own planner setting (TaskSpec.planner_overrides)
@@ -46,8 +88,16 @@ def test_a_task_sets_its_planner_and_the_user_overrides_it():
     from simdist.planning.settings import task_planner
     from simdist.tasks.base import TaskSpec
 
-    spec = TaskSpec(name="t", obs_shapes={"proprio": (2,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,),
-                    control_period_s=0.1, episode_steps=5, planner_overrides=("init_std=0.1", "samples=32"))
+    spec = TaskSpec(
+        name="t",
+        obs_shapes={"proprio": (2,)},
+        action_dim=1,
+        action_low=(-1.0,),
+        action_high=(1.0,),
+        control_period_s=0.1,
+        episode_steps=5,
+        planner_overrides=("init_std=0.1", "samples=32"),
+    )
     task = SimpleNamespace(spec=spec)
     cfg = task_planner(task, "cpu")
     assert (cfg.init_std, cfg.samples) == (0.1, 32)
@@ -92,7 +142,8 @@ def test_tasks_builds_each_task_and_marks_the_broken_ones(tmp_path, monkeypatch,
         "class NeedsExtra(PendulumTask):\n"
         "    def make_env(self, domain, physics=None, seed=0):\n"
         "        raise ModuleNotFoundError(\"No module named 'fancy_sim'\")\n\n"
-        "register('needs-extra', NeedsExtra)\n")
+        "register('needs-extra', NeedsExtra)\n"
+    )
     monkeypatch.setenv(registry.MODULES_ENV, str(plugin))
     out = run_json(capsys, "tasks", "--json")
     assert {"needs-extra", "pendulum"} <= set(out["tasks"])

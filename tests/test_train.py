@@ -71,8 +71,14 @@ def real_like_dataset(src, dst):
 def test_finetune_changes_only_the_dynamics(pretrained, pendulum_data, tmp_path):
     real = real_like_dataset(pendulum_data, tmp_path / "real")
     before = ckpt.load_model(pretrained)
-    finetune(pretrained, real, tmp_path / "ft", FinetuneConfig(steps=15, batch_size=16, warmup_steps=2, val_every=15),
-             device=torch.device("cpu"), progress=False)
+    finetune(
+        pretrained,
+        real,
+        tmp_path / "ft",
+        FinetuneConfig(steps=15, batch_size=16, warmup_steps=2, val_every=15),
+        device=torch.device("cpu"),
+        progress=False,
+    )
     after = ckpt.load_model(tmp_path / "ft")
     changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
     assert changed and all(k.startswith("dynamics.") for k in changed), changed
@@ -90,19 +96,32 @@ def test_finetune_can_unfreeze_the_value_for_ablations(pretrained, pendulum_data
     # labels unused (value weight 0); the value learns from its TD term; the return error is re-measured on them
     assert changed == {"dynamics", "value", "return_error"}
     with pytest.raises(KeyError, match="valid groups"):
-        finetune(pretrained, pendulum_data, tmp_path / "x", FinetuneConfig(steps=1, trainable=("brain",)),
-                 device=torch.device("cpu"), progress=False)
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "x",
+            FinetuneConfig(steps=1, trainable=("brain",)),
+            device=torch.device("cpu"),
+            progress=False,
+        )
 
 
 def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(pretrained, pendulum_data, tmp_path):
     from simdist.config import LossConfig
 
-    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "policy"),
-                         loss=LossConfig(latent=1.0, reward=0.0, value=0.0, bc=1.0))
+    cfg = FinetuneConfig(
+        steps=5,
+        batch_size=16,
+        warmup_steps=1,
+        val_every=5,
+        trainable=("dynamics", "policy"),
+        loss=LossConfig(latent=1.0, reward=0.0, value=0.0, bc=1.0),
+    )
     finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False)
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
-    changed = {k for k, v in before.state_dict().items()
-               if k != "return_error" and not torch.equal(v, after.state_dict()[k])}  # re-measured on sim labels
+    changed = {
+        k for k, v in before.state_dict().items() if k != "return_error" and not torch.equal(v, after.state_dict()[k])
+    }  # re-measured on sim labels
     groups = {g: {name for name, _ in before.parameter_group(g)} for g in ("dynamics", "policy")}
     assert changed <= groups["dynamics"] | groups["policy"] and all(changed & names for names in groups.values())
     real = real_like_dataset(pendulum_data, tmp_path / "real")
@@ -113,45 +132,98 @@ def test_finetune_loss_weights_train_a_labelled_head_and_refuse_unlabelled_data(
     reward = replace(cfg, trainable=("dynamics", "reward"), loss=LossConfig(latent=1.0, reward=1.0, value=0.0, bc=0.0))
     with pytest.raises(ValueError, match=r"\['reward'\] need reward/value labels"):
         finetune(pretrained, real, tmp_path / "x", reward, device=torch.device("cpu"), progress=False)
-    finetune(pretrained, real, tmp_path / "replayed", replace(reward, sim_replay_fraction=0.5),
-             device=torch.device("cpu"), progress=False, sim_data=pendulum_data)
+    finetune(
+        pretrained,
+        real,
+        tmp_path / "replayed",
+        replace(reward, sim_replay_fraction=0.5),
+        device=torch.device("cpu"),
+        progress=False,
+        sim_data=pendulum_data,
+    )
     with pytest.raises(ValueError, match="replay_labels off"):
-        finetune(pretrained, real, tmp_path / "x", replace(reward, sim_replay_fraction=0.5, replay_labels=False),
-                 device=torch.device("cpu"), progress=False, sim_data=pendulum_data)
+        finetune(
+            pretrained,
+            real,
+            tmp_path / "x",
+            replace(reward, sim_replay_fraction=0.5, replay_labels=False),
+            device=torch.device("cpu"),
+            progress=False,
+            sim_data=pendulum_data,
+        )
 
 
 def test_finetune_can_let_a_retrained_bc_head_see_the_history_and_nothing_else(pretrained, pendulum_data, tmp_path):
     from simdist.config import LossConfig
 
     before = ckpt.load_model(pretrained)
-    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
-                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
+    cfg = FinetuneConfig(
+        steps=5,
+        batch_size=16,
+        warmup_steps=1,
+        val_every=5,
+        trainable=("policy",),
+        loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
+    )
     history = not before.cfg.policy_sees_history
-    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
-             model_overrides={"policy_sees_history": history})
+    finetune(
+        pretrained,
+        pendulum_data,
+        tmp_path / "ft",
+        cfg,
+        device=torch.device("cpu"),
+        progress=False,
+        model_overrides={"policy_sees_history": history},
+    )
     after = ckpt.load_model(tmp_path / "ft")
     assert after.cfg.policy_sees_history == history and after.cfg.latent_dim == before.cfg.latent_dim
     changed = {k for k, v in before.state_dict().items() if not torch.equal(v, after.state_dict()[k])}
     assert changed and changed <= {name for name, _ in before.parameter_group("policy")}
     with pytest.raises(ValueError, match=r"cannot change ModelConfig \['latent_dim'\].*policy_sees_history"):
-        finetune(pretrained, pendulum_data, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False,
-                 model_overrides={"latent_dim": 8})
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "x",
+            cfg,
+            device=torch.device("cpu"),
+            progress=False,
+            model_overrides={"latent_dim": 8},
+        )
 
 
-def test_finetune_adds_sensor_noise_to_a_model_pretrained_without_it(pretrained, pendulum_data, tmp_path,
-                                                                    monkeypatch):
-    from simdist.training import train
+def test_finetune_adds_sensor_noise_to_a_model_pretrained_without_it(pretrained, pendulum_data, tmp_path, monkeypatch):
     from simdist.config import LossConfig
+    from simdist.training import train
 
-    cfg = FinetuneConfig(steps=3, batch_size=16, warmup_steps=1, val_every=3, trainable=("policy",),
-                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
+    cfg = FinetuneConfig(
+        steps=3,
+        batch_size=16,
+        warmup_steps=1,
+        val_every=3,
+        trainable=("policy",),
+        loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
+    )
     assert not ckpt.load_model(pretrained).spec.sensor_noise_std
     with pytest.raises(ValueError, match="'pendulum' documents no sensor noise"):  # before any data is loaded
-        finetune(pretrained, pendulum_data, tmp_path / "x", cfg, device=torch.device("cpu"), progress=False,
-                 model_overrides={"sensor_noise_scale": 1.0})
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "x",
+            cfg,
+            device=torch.device("cpu"),
+            progress=False,
+            model_overrides={"sensor_noise_scale": 1.0},
+        )
     monkeypatch.setattr(train, "_sensor_noise_std", lambda task: {"proprio": (0.1, 0.2, 0.3)})
-    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
-             model_overrides={"sensor_noise_scale": 1.0})
+    finetune(
+        pretrained,
+        pendulum_data,
+        tmp_path / "ft",
+        cfg,
+        device=torch.device("cpu"),
+        progress=False,
+        model_overrides={"sensor_noise_scale": 1.0},
+    )
     after = ckpt.load_model(tmp_path / "ft")
     assert after.cfg.sensor_noise_scale == 1.0 and after.spec.sensor_noise_std == {"proprio": (0.1, 0.2, 0.3)}
 
@@ -161,10 +233,24 @@ def test_finetune_can_start_a_wider_bc_head_afresh_on_the_frozen_world_model(pre
 
     before = ckpt.load_model(pretrained)
     width = 3 * (before.cfg.policy_ffn_dim or before.cfg.ffn_dim)
-    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
-                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0), fresh_policy=True)
-    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
-             model_overrides={"policy_ffn_dim": width})
+    cfg = FinetuneConfig(
+        steps=5,
+        batch_size=16,
+        warmup_steps=1,
+        val_every=5,
+        trainable=("policy",),
+        loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
+        fresh_policy=True,
+    )
+    finetune(
+        pretrained,
+        pendulum_data,
+        tmp_path / "ft",
+        cfg,
+        device=torch.device("cpu"),
+        progress=False,
+        model_overrides={"policy_ffn_dim": width},
+    )
     after = ckpt.load_model(tmp_path / "ft")
     assert after.cfg.policy_ffn_dim == width
     head = {name for name, _ in after.parameter_group("policy")}
@@ -174,21 +260,47 @@ def test_finetune_can_start_a_wider_bc_head_afresh_on_the_frozen_world_model(pre
         if k not in head:
             assert torch.equal(v, after.state_dict()[k]), k
     with pytest.raises(ValueError, match=r"cannot change ModelConfig \['policy_ffn_dim'\].*fresh_policy=true"):
-        finetune(pretrained, pendulum_data, tmp_path / "x", replace(cfg, fresh_policy=False), progress=False,
-                 device=torch.device("cpu"), model_overrides={"policy_ffn_dim": width})
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "x",
+            replace(cfg, fresh_policy=False),
+            progress=False,
+            device=torch.device("cpu"),
+            model_overrides={"policy_ffn_dim": width},
+        )
     with pytest.raises(ValueError, match="fresh_policy needs 'policy'"):
-        finetune(pretrained, pendulum_data, tmp_path / "y", replace(cfg, trainable=("dynamics",)), progress=False,
-                 device=torch.device("cpu"))
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "y",
+            replace(cfg, trainable=("dynamics",)),
+            progress=False,
+            device=torch.device("cpu"),
+        )
 
 
 def test_finetune_adds_a_single_step_head_beside_the_kept_chunk_head(pretrained, pendulum_data, tmp_path):
     from simdist.config import LossConfig
 
     before = ckpt.load_model(pretrained)
-    cfg = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("policy",),
-                         loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0))
-    finetune(pretrained, pendulum_data, tmp_path / "ft", cfg, device=torch.device("cpu"), progress=False,
-             model_overrides={"policy_step_width": 8})
+    cfg = FinetuneConfig(
+        steps=5,
+        batch_size=16,
+        warmup_steps=1,
+        val_every=5,
+        trainable=("policy",),
+        loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0),
+    )
+    finetune(
+        pretrained,
+        pendulum_data,
+        tmp_path / "ft",
+        cfg,
+        device=torch.device("cpu"),
+        progress=False,
+        model_overrides={"policy_step_width": 8},
+    )
     after = ckpt.load_model(tmp_path / "ft")
     assert after.cfg.policy_step_width == 8
     step = {n for n, _ in after.parameter_group("policy") if n.startswith("policy.step.")}
@@ -196,18 +308,25 @@ def test_finetune_adds_a_single_step_head_beside_the_kept_chunk_head(pretrained,
     for k, v in before.state_dict().items():  # the chunk head trains on; everything else is bit-identical
         if not k.startswith(("policy.", "policy_position")):
             assert torch.equal(v, after.state_dict()[k]), k
-    assert any(not torch.equal(v, after.state_dict()[k]) for k, v in before.state_dict().items()
-               if k.startswith("policy."))
+    assert any(
+        not torch.equal(v, after.state_dict()[k]) for k, v in before.state_dict().items() if k.startswith("policy.")
+    )
     with pytest.raises(ValueError, match="so does a new single-step head"):
-        finetune(pretrained, pendulum_data, tmp_path / "y", replace(cfg, trainable=("dynamics",)), progress=False,
-                 device=torch.device("cpu"), model_overrides={"policy_step_width": 8})
+        finetune(
+            pretrained,
+            pendulum_data,
+            tmp_path / "y",
+            replace(cfg, trainable=("dynamics",)),
+            progress=False,
+            device=torch.device("cpu"),
+            model_overrides={"policy_step_width": 8},
+        )
 
 
 def test_resume_continues_from_saved_step(pendulum_data, tiny_cfg, tmp_path):
     cfg = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
     full = pretrain(pendulum_data, tmp_path / "full", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
-    part_cfg = TrainConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10,
-                           decay_steps=20)
+    part_cfg = TrainConfig(steps=10, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10, decay_steps=20)
     pretrain(pendulum_data, tmp_path / "resumed", tiny_cfg, part_cfg, device=torch.device("cpu"), progress=False)
     cfg20 = TrainConfig(steps=20, batch_size=16, warmup_steps=2, val_every=10, checkpoint_every=10)
     pretrain(pendulum_data, tmp_path / "resumed", tiny_cfg, cfg20, device=torch.device("cpu"), progress=False)
@@ -220,12 +339,21 @@ def test_dataset_shape_mismatch_is_rejected(pretrained, tmp_path):
     info = DatasetInfo(task="other", domain="real", control_period_s=0.1, obs_shapes={"proprio": (5,)}, action_dim=1)
     create_dataset(tmp_path / "d", info)
     import numpy as np
+
     from simdist.data.episodes import Episode
-    write_episodes(tmp_path / "d", [Episode(obs={"proprio": np.zeros((12, 5), np.float32)},
-                                            action=np.zeros((12, 1), np.float32))])
+
+    write_episodes(
+        tmp_path / "d", [Episode(obs={"proprio": np.zeros((12, 5), np.float32)}, action=np.zeros((12, 1), np.float32))]
+    )
     with pytest.raises(ValueError, match="do not match"):
-        finetune(pretrained, tmp_path / "d", tmp_path / "ft", FinetuneConfig(steps=1), device=torch.device("cpu"),
-                 progress=False)
+        finetune(
+            pretrained,
+            tmp_path / "d",
+            tmp_path / "ft",
+            FinetuneConfig(steps=1),
+            device=torch.device("cpu"),
+            progress=False,
+        )
 
 
 def test_sensor_noise_augmentation_needs_a_task_that_documents_it(pendulum_data, tiny_cfg):
@@ -243,8 +371,9 @@ def test_tail_windows_in_pretraining_and_finetuning(pendulum_data, tiny_cfg, pre
     cfg = TrainConfig(steps=6, batch_size=16, warmup_steps=1, val_every=6, checkpoint_every=6, tail_windows=True)
     result = pretrain(pendulum_data, tmp_path / "pre", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
     assert all(math.isfinite(v) for v in result.train_loss.values()), result.train_loss
-    ft = FinetuneConfig(steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"),
-                        tail_windows=True)
+    ft = FinetuneConfig(
+        steps=5, batch_size=16, warmup_steps=1, val_every=5, trainable=("dynamics", "value"), tail_windows=True
+    )
     result = finetune(pretrained, pendulum_data, tmp_path / "ft", ft, device=torch.device("cpu"), progress=False)
     assert all(math.isfinite(v) for v in result.train_loss.values()), result.train_loss
     before, after = ckpt.load_model(pretrained), ckpt.load_model(tmp_path / "ft")
@@ -271,15 +400,22 @@ def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
         model.zero_grad()
         loss, _ = world_model_loss(forward, batch, cfg.loss)
         loss.backward()
-        grads.append((float(loss.detach()),
-                      {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}))
+        grads.append(
+            (float(loss.detach()), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None})
+        )
     (eager_loss, eager_grads), (fast_loss, fast_grads) = grads
     assert fast_loss == pytest.approx(eager_loss, rel=1e-5) and eager_grads.keys() == fast_grads.keys()
     for name, g in eager_grads.items():
         assert torch.allclose(g, fast_grads[name], rtol=1e-3, atol=1e-6), name
     eager = pretrain(pendulum_data, tmp_path / "eager", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
-    fast = pretrain(pendulum_data, tmp_path / "compiled", tiny_cfg, replace(cfg, compile=True),
-                    device=torch.device("cpu"), progress=False)
+    fast = pretrain(
+        pendulum_data,
+        tmp_path / "compiled",
+        tiny_cfg,
+        replace(cfg, compile=True),
+        device=torch.device("cpu"),
+        progress=False,
+    )
     assert json.loads((tmp_path / "compiled" / "config.json").read_text())["train"]["compile"] is True
     assert fast.train_loss["total"] == pytest.approx(eager.train_loss["total"], rel=1e-4)
 
@@ -287,8 +423,9 @@ def test_compiled_training_matches_eager(pendulum_data, tiny_cfg, tmp_path):
 def test_an_unknown_compile_mode_fails_before_any_step(pendulum_data, tiny_cfg, tmp_path):
     """TrainConfig.compile_mode reaches torch.compile (e.g. "reduce-overhead", CUDA graphs on a GPU); a typo stops
     the run with torch's list of modes before a step is taken or a checkpoint written."""
-    cfg = TrainConfig(steps=4, batch_size=16, warmup_steps=2, val_every=4, checkpoint_every=4, compile=True,
-                      compile_mode="fastest")
+    cfg = TrainConfig(
+        steps=4, batch_size=16, warmup_steps=2, val_every=4, checkpoint_every=4, compile=True, compile_mode="fastest"
+    )
     with pytest.raises(ValueError, match="'fastest'.*reduce-overhead"):
         pretrain(pendulum_data, tmp_path / "run", tiny_cfg, cfg, device=torch.device("cpu"), progress=False)
     assert not (tmp_path / "run" / "model.safetensors").exists()

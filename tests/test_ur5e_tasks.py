@@ -59,7 +59,10 @@ def test_robot_physics_overrides_from_files(task, tmp_path):
     json_file.write_text(json.dumps({"finger_friction_range": [0.7, 0.7]}))
     yaml_file = tmp_path / "physics.yaml"
     yaml_file.write_text("joint_stiffness_scale_range: [0.6, 0.6]\nactuation_latency_range_s: [0.02, 0.02]\n")
-    for path, field, value in ((json_file, "finger_friction_range", 0.7), (yaml_file, "joint_stiffness_scale_range", 0.6)):
+    for path, field, value in (
+        (json_file, "finger_friction_range", 0.7),
+        (yaml_file, "joint_stiffness_scale_range", 0.6),
+    ):
         env = task.make_env("real", path, seed=0)
         env.reset(seed=0)
         assert env.draw[field] == pytest.approx(value)

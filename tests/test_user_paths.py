@@ -47,9 +47,29 @@ def test_report_axes_name_the_initial_condition_and_the_minutes_match_the_table(
 def test_a_rerun_of_adapt_says_what_it_keeps(tmp_path, pretrained, pendulum_data, caplog):
     from simdist.cli import main
 
-    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "1",
-            "--out", str(tmp_path / "a"), "--sim-data", str(pendulum_data), "--quiet", "--set", "mppi.samples=8",
-            "--set", "mppi.policy_samples=2", "--set", "mppi.elites=2", "--set", "mppi.iterations=1"]
+    argv = [
+        "adapt",
+        "pendulum",
+        "--checkpoint",
+        str(pretrained),
+        "--rounds",
+        "0",
+        "--episodes-per-round",
+        "1",
+        "--out",
+        str(tmp_path / "a"),
+        "--sim-data",
+        str(pendulum_data),
+        "--quiet",
+        "--set",
+        "mppi.samples=8",
+        "--set",
+        "mppi.policy_samples=2",
+        "--set",
+        "mppi.elites=2",
+        "--set",
+        "mppi.iterations=1",
+    ]
     assert main(argv) == 0
     with caplog.at_level(logging.INFO):
         assert main(argv) == 0
@@ -85,4 +105,5 @@ def test_every_commands_help_renders():
             if isinstance(action, argparse._SubParsersAction):
                 for sub in action.choices.values():
                     walk(sub)
+
     walk(build_parser())

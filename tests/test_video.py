@@ -24,14 +24,27 @@ def _backend_or_skip() -> str:
 
 
 def _fake_results() -> dict:
-    row = {"round": 0, "real_minutes": 0.1, "success_rate": 0.5, "initial_conditions": [[0.5, 0.0], [-0.4, 0.2]],
-           "successes": [True, False], "successes_per_minute": 1.0}
+    row = {
+        "round": 0,
+        "real_minutes": 0.1,
+        "success_rate": 0.5,
+        "initial_conditions": [[0.5, 0.0], [-0.4, 0.2]],
+        "successes": [True, False],
+        "successes_per_minute": 1.0,
+    }
     return {"default": {"rounds": [row]}}
 
 
 def _fake_summary() -> dict:
-    return {"task": "pendulum", "preset": "cpu", "zero_shot_success": 0.5, "final_success": 0.5,
-            "real_minutes": 0.1, "sim_success": {"default": 0.5}, "sim_dataset": {"episodes": 2}}
+    return {
+        "task": "pendulum",
+        "preset": "cpu",
+        "zero_shot_success": 0.5,
+        "final_success": 0.5,
+        "real_minutes": 0.1,
+        "sim_success": {"default": 0.5},
+        "sim_dataset": {"episodes": 2},
+    }
 
 
 @pytest.fixture
@@ -77,8 +90,9 @@ def test_whole_episode_clip_reports_the_task_outcome(tmp_path):
     task = get_task("pendulum")
     for ic in [(0.8, 0.5), (-0.3, 0.0)]:  # with these seeds the expert succeeds in one, fails in the other
         env = task.make_env("real", seed=0)
-        res = video.record_episode(task, env, PrivilegedAgent(task.expert(), env), ic, tmp_path / "w.gif",
-                                   replace(SMALL, max_seconds=10.0))
+        res = video.record_episode(
+            task, env, PrivilegedAgent(task.expert(), env), ic, tmp_path / "w.gif", replace(SMALL, max_seconds=10.0)
+        )
         env = task.make_env("real", seed=0)
         ref = rollout(task, env, PrivilegedAgent(task.expert(), env), [ic], seed=0).metrics[0]
         assert res.robot_seconds == pytest.approx(4.0) and res.episode_success is bool(ref["success"])
@@ -104,13 +118,14 @@ def test_report_degrades_gracefully_without_rendering(tmp_path, pretrained, no_r
     task = get_task("pendulum")
     backend, reason = video.select_backend()
     assert backend is None and "forced failure for the test" in reason and "egl" in reason and "osmesa" in reason
-    vids = video.record_run_videos(task, tmp_path, pretrained, tmp_path / "adapt_default", 2, "default",
-                                   mppi_preset("cpu"), SMALL)
+    vids = video.record_run_videos(
+        task, tmp_path, pretrained, tmp_path / "adapt_default", 2, "default", mppi_preset("cpu"), SMALL
+    )
     assert len(vids) == 4 and all(v["path"] is None and v["error"] == reason for v in vids)
     write_report(tmp_path, _fake_summary(), _fake_results(), vids, SMALL.max_seconds)
     md, page = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
     assert md.count("video unavailable: ") == 4 and "forced failure for the test" in md
-    assert "video unavailable: " in page and "<img src=\"videos/" not in page
+    assert "video unavailable: " in page and '<img src="videos/' not in page
     assert "learning_curve.png" in page and not (tmp_path / "videos").exists()
 
 
@@ -125,8 +140,9 @@ def test_renderer_failure_in_process_costs_only_the_video(tmp_path, monkeypatch,
     monkeypatch.setattr(video, "OffscreenRenderer", Broken)
     task = get_task("pendulum")
     env = task.make_env("sim", seed=0)
-    res = video.record_episode(task, env, PrivilegedAgent(task.expert(), env), (0.8, 0.5), tmp_path / "p.gif", SMALL,
-                               label="sim")
+    res = video.record_episode(
+        task, env, PrivilegedAgent(task.expert(), env), (0.8, 0.5), tmp_path / "p.gif", SMALL, label="sim"
+    )
     assert res.path is None and res.error == "egl: RuntimeError: Cannot create an EGL context."
     assert not (tmp_path / "p.gif").exists()
 

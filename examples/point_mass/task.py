@@ -58,8 +58,13 @@ class PointMassPhysics:
 
 
 SIM = PointMassPhysics()
-REAL = PointMassPhysics(damping_n_s_m=0.3, max_force_n=15.0, actuator_delay_s=0.05, mass_scale_range=(1.0, 1.0),
-                        damping_scale_range=(1.0, 1.0))
+REAL = PointMassPhysics(
+    damping_n_s_m=0.3,
+    max_force_n=15.0,
+    actuator_delay_s=0.05,
+    mass_scale_range=(1.0, 1.0),
+    damping_scale_range=(1.0, 1.0),
+)
 
 _XML = """
 <mujoco model="point-mass">
@@ -98,8 +103,9 @@ class PointMassEnv(gym.Env):
     def _build(self, mass_scale: float, damping_scale: float) -> None:
         p = self.physics
         self.mass, self.damping = p.mass_kg * mass_scale, p.damping_n_s_m * damping_scale
-        self.model = mujoco.MjModel.from_xml_string(_XML.format(dt=p.timestep_s, damping=self.damping,
-                                                                 mass=self.mass, force=p.max_force_n))
+        self.model = mujoco.MjModel.from_xml_string(
+            _XML.format(dt=p.timestep_s, damping=self.damping, mass=self.mass, force=p.max_force_n)
+        )
         self.data = mujoco.MjData(self.model)
 
     def _obs(self) -> dict[str, np.ndarray]:
@@ -109,8 +115,9 @@ class PointMassEnv(gym.Env):
 
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and physics in every domain: for the expert only, never for learning code."""
-        return np.concatenate([self.data.qpos[:2], self.data.qvel[:2], self.goal,
-                               [self.mass, self.damping, self.physics.max_force_n]]).astype(np.float32)
+        return np.concatenate(
+            [self.data.qpos[:2], self.data.qvel[:2], self.goal, [self.mass, self.damping, self.physics.max_force_n]]
+        ).astype(np.float32)
 
     def _info(self) -> dict:
         distance = float(np.linalg.norm(self.goal - self.data.qpos[:2]))
@@ -151,8 +158,11 @@ class PointMassEnv(gym.Env):
         info = self._info()
         first_success, self._solved = info["success"] and not self._solved, self._solved or info["success"]
         if self.domain == "sim":
-            dense = (-np.linalg.norm(self.goal - self.data.qpos[:2]) - 0.1 * np.linalg.norm(self.data.qvel[:2])
-                     - 0.01 * float(u @ u))
+            dense = (
+                -np.linalg.norm(self.goal - self.data.qpos[:2])
+                - 0.1 * np.linalg.norm(self.data.qvel[:2])
+                - 0.01 * float(u @ u)
+            )
             info["dense_reward"], reward = float(dense), float(dense)
         else:  # the robot reports success only
             reward = 1.0 if first_success else 0.0
@@ -185,11 +195,19 @@ class PDPolicy:
 
 # --------------------------------------------------------------------------- the task
 class PointMassTask:
-    spec = TaskSpec(name="point-mass", obs_shapes={"proprio": (8,)}, action_dim=2, action_low=(-1.0, -1.0),
-                    action_high=(1.0, 1.0), control_period_s=SIM.control_period_s, episode_steps=30, gamma=0.95,
-                    # The `real` motor is three times as strong: holding the puck there takes a tenth of the data's
-                    # action spread, which MPPI's default sampling (init_std=1) almost never draws.
-                    planner_overrides=("init_std=0.1",))
+    spec = TaskSpec(
+        name="point-mass",
+        obs_shapes={"proprio": (8,)},
+        action_dim=2,
+        action_low=(-1.0, -1.0),
+        action_high=(1.0, 1.0),
+        control_period_s=SIM.control_period_s,
+        episode_steps=30,
+        gamma=0.95,
+        # The `real` motor is three times as strong: holding the puck there takes a tenth of the data's
+        # action spread, which MPPI's default sampling (init_std=1) almost never draws.
+        planner_overrides=("init_std=0.1",),
+    )
     physics_type = PointMassPhysics
     generation_preset = "manipulation"  # Alg. 2's expert share and noise windows (simdist.data.generate)
     grids = ("default",)
@@ -204,8 +222,11 @@ class PointMassTask:
         return PDPolicy()
 
     def suboptimal_policies(self) -> list[PDPolicy]:
-        return [PDPolicy("sluggish", kp=3.0, kd=2.0), PDPolicy("overshooting", kp=40.0, kd=1.0),
-                PDPolicy("overdamped", kp=10.0, kd=30.0)]
+        return [
+            PDPolicy("sluggish", kp=3.0, kd=2.0),
+            PDPolicy("overshooting", kp=40.0, kd=1.0),
+            PDPolicy("overdamped", kp=10.0, kd=30.0),
+        ]
 
     def critic(self) -> MLPCritic:
         """The expert's value function, fitted on its returns once and kept beside this file."""
@@ -223,8 +244,10 @@ class PointMassTask:
     def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
         hold = round(HOLD_S / self.spec.control_period_s)
         at_goal = [bool(i["success"]) for i in infos]
-        return {"success": float(len(at_goal) >= hold and all(at_goal[-hold:])),
-                "at_goal_fraction": float(np.mean(at_goal)) if at_goal else 0.0}
+        return {
+            "success": float(len(at_goal) >= hold and all(at_goal[-hold:])),
+            "at_goal_fraction": float(np.mean(at_goal)) if at_goal else 0.0,
+        }
 
 
 register("point-mass", PointMassTask)

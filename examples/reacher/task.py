@@ -28,15 +28,29 @@ from simdist.tasks.gymnasium import GymTaskSpec, PhysicsParam, Read, register_gy
 LINKS_M = (0.1, 0.11)  # shoulder to elbow, elbow to fingertip (the model's body offsets)
 JOINTS = ("joint0", "joint1")
 SPEC = GymTaskSpec(
-    name="reacher", env_id="Reacher-v5", episode_steps=75,  # 1.5 s at Gymnasium's 50 Hz
-    state={"angles": Read("qpos", slice(0, 2), wrap=True), "rates": Read("qvel", slice(0, 2)),
-           "target": Read("qpos", slice(2, 4)), "fingertip": Read("xpos", slice(0, 2), body="fingertip")},
-    physics=(PhysicsParam("armature", "dof_armature", JOINTS, unit="kg m^2"),
-             PhysicsParam("damping", "dof_damping", JOINTS), PhysicsParam("gear", "actuator_gear"),
-             PhysicsParam("fingertip_mass", "body_mass", "fingertip", mode="value", unit="kg")),
+    name="reacher",
+    env_id="Reacher-v5",
+    episode_steps=75,  # 1.5 s at Gymnasium's 50 Hz
+    state={
+        "angles": Read("qpos", slice(0, 2), wrap=True),
+        "rates": Read("qvel", slice(0, 2)),
+        "target": Read("qpos", slice(2, 4)),
+        "fingertip": Read("xpos", slice(0, 2), body="fingertip"),
+    },
+    physics=(
+        PhysicsParam("armature", "dof_armature", JOINTS, unit="kg m^2"),
+        PhysicsParam("damping", "dof_damping", JOINTS),
+        PhysicsParam("gear", "actuator_gear"),
+        PhysicsParam("fingertip_mass", "body_mass", "fingertip", mode="value", unit="kg"),
+    ),
     randomize={"armature": (0.8, 1.2), "damping": (0.8, 1.2), "gear": (0.9, 1.1)},
-    real={"armature_scale": 2.0, "gear_scale": 0.6, "damping_scale": 3.0, "fingertip_mass": 0.05,
-          "action_delay_steps": 1},
+    real={
+        "armature_scale": 2.0,
+        "gear_scale": 0.6,
+        "damping_scale": 3.0,
+        "fingertip_mass": 0.05,
+        "action_delay_steps": 1,
+    },
     success=lambda s: float(np.linalg.norm(s["fingertip"] - s["target"])) < 0.025,
     success_hold_s=0.2,
     # Gymnasium's reward weighs effort 0.1: the saturating expert's returns then fit with held-out R² 0.40, not 0.90.
@@ -83,9 +97,17 @@ class JointPD:
 
 
 def suboptimal(task) -> list[JointPD]:
-    return [JointPD(task, "sluggish", omega=4.0), JointPD(task, "springy", damping_ratio=0.2),
-            JointPD(task, "jittery", random_prob=0.3)]
+    return [
+        JointPD(task, "sluggish", omega=4.0),
+        JointPD(task, "springy", damping_ratio=0.2),
+        JointPD(task, "jittery", random_prob=0.3),
+    ]
 
 
-register_gym_task(SPEC, expert=JointPD, suboptimal=suboptimal, critic_dir=Path(__file__).with_name("critic"),
-                  critic_fit=CriticFitConfig(episodes=150, epochs=150))
+register_gym_task(
+    SPEC,
+    expert=JointPD,
+    suboptimal=suboptimal,
+    critic_dir=Path(__file__).with_name("critic"),
+    critic_fit=CriticFitConfig(episodes=150, epochs=150),
+)

@@ -77,8 +77,10 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         if self.dynamics_ensemble < 0 or self.dynamics_ensemble == 1:
-            raise ValueError("dynamics_ensemble is a number of extra dynamics decoders (0, or at least 2), got "
-                             f"{self.dynamics_ensemble}")
+            raise ValueError(
+                "dynamics_ensemble is a number of extra dynamics decoders (0, or at least 2), got "
+                f"{self.dynamics_ensemble}"
+            )
         for name in ("dynamics", "reward", "value", "policy"):
             stack = getattr(self, name)
             if isinstance(stack, dict):  # loaded from JSON
@@ -94,8 +96,14 @@ class ModelConfig:
 
 # ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
 # to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
-FINETUNE_MODEL_FIELDS = ("policy_sees_actions", "policy_sees_history", "sensor_noise_scale", "input_noise_std",
-                         "input_offset_group", "input_offset_std")
+FINETUNE_MODEL_FIELDS = (
+    "policy_sees_actions",
+    "policy_sees_history",
+    "sensor_noise_scale",
+    "input_noise_std",
+    "input_offset_group",
+    "input_offset_std",
+)
 # ModelConfig fields that shape the BC head alone: a finetune may change them when it starts that head afresh
 # (FinetuneConfig.fresh_policy); a new single-step head (policy_step_width) may also join a kept chunk head.
 POLICY_SHAPE_FIELDS = ("policy_ffn_dim", "policy_step_width")
@@ -214,17 +222,27 @@ class CorrectionConfig:
 
     def __post_init__(self) -> None:
         if self.episodes_per_round < 0 or self.takeover_rate_hz < 0 or self.takeover_s <= 0:
-            raise ValueError(f"corrections need episodes_per_round >= 0, takeover_rate_hz >= 0 and takeover_s > 0, "
-                             f"got {self}")
+            raise ValueError(
+                f"corrections need episodes_per_round >= 0, takeover_rate_hz >= 0 and takeover_s > 0, got {self}"
+            )
 
 
 # --------------------------------------------------------------------------------------------- presets
 MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
     "cpu": lambda: ModelConfig(
-        latent_dim=32, history=5, horizon=5, ffn_dim=64,
-        dynamics=AttentionStack(2, 2), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
-        policy=AttentionStack(2, 2), proprio_hidden=(64,), latent_hidden=(64,),
-        cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0,
+        latent_dim=32,
+        history=5,
+        horizon=5,
+        ffn_dim=64,
+        dynamics=AttentionStack(2, 2),
+        reward=AttentionStack(1, 1),
+        value=AttentionStack(1, 1),
+        policy=AttentionStack(2, 2),
+        proprio_hidden=(64,),
+        latent_hidden=(64,),
+        cnn_channels=(4, 8, 8),
+        cnn_projection_hidden=(64,),
+        attention_dropout=0.0,
     ),
     # The `cpu` widths with the quadruped's 25-step history and horizon (0.5 s): a 5-step horizon cannot see a fall
     # coming, and the planner then trades stability for tracking reward (docs/tasks/slippery-slope.md).
@@ -232,47 +250,96 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
     # (sim success 0.20 → 0.53 without them), and without the proprio history too it walks further in real
     # (MPPI progress 1.06 → 1.75 m; docs/findings.md).
     "quadruped-cpu": lambda: ModelConfig(
-        latent_dim=32, history=25, horizon=25, ffn_dim=64,
-        dynamics=AttentionStack(2, 2), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
-        policy=AttentionStack(2, 2), proprio_hidden=(64,), latent_hidden=(64,),
-        cnn_channels=(4, 8, 8), cnn_projection_hidden=(64,), attention_dropout=0.0, policy_sees_history=False,
+        latent_dim=32,
+        history=25,
+        horizon=25,
+        ffn_dim=64,
+        dynamics=AttentionStack(2, 2),
+        reward=AttentionStack(1, 1),
+        value=AttentionStack(1, 1),
+        policy=AttentionStack(2, 2),
+        proprio_hidden=(64,),
+        latent_hidden=(64,),
+        cnn_channels=(4, 8, 8),
+        cnn_projection_hidden=(64,),
+        attention_dropout=0.0,
+        policy_sees_history=False,
     ),
     "paper-manipulation": lambda: ModelConfig(
-        latent_dim=64, history=5, horizon=5, ffn_dim=256,
-        dynamics=AttentionStack(3, 4), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
+        latent_dim=64,
+        history=5,
+        horizon=5,
+        ffn_dim=256,
+        dynamics=AttentionStack(3, 4),
+        reward=AttentionStack(1, 1),
+        value=AttentionStack(1, 1),
         policy=AttentionStack(4, 8),
     ),
     "paper-quadruped": lambda: ModelConfig(
-        latent_dim=64, history=25, horizon=25, ffn_dim=256,
-        dynamics=AttentionStack(2, 8), reward=AttentionStack(1, 1), value=AttentionStack(1, 1),
-        policy=AttentionStack(4, 8), proprio_hidden=(128, 128), latent_hidden=(128, 128),
-        cnn_channels=(8, 16, 32), cnn_projection_hidden=(192, 128),
+        latent_dim=64,
+        history=25,
+        horizon=25,
+        ffn_dim=256,
+        dynamics=AttentionStack(2, 8),
+        reward=AttentionStack(1, 1),
+        value=AttentionStack(1, 1),
+        policy=AttentionStack(4, 8),
+        proprio_hidden=(128, 128),
+        latent_hidden=(128, 128),
+        cnn_channels=(8, 16, 32),
+        cnn_projection_hidden=(192, 128),
     ),
 }
 
 TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
     "cpu": lambda: TrainConfig(steps=3000, batch_size=64, lr=1e-3, lr_end=2e-4, warmup_steps=200),
-    "quadruped-cpu": lambda: TrainConfig(steps=6000, batch_size=128, lr=1e-3, lr_end=2e-4, warmup_steps=300,
-                                         val_fraction=0.01, val_every=2000, checkpoint_every=2000),
-    "paper-manipulation": lambda: TrainConfig(steps=200_000, batch_size=256, warmup_steps=10_000,
-                                              decay_steps=400_000, val_fraction=0.002, val_every=5000,
-                                              checkpoint_every=10_000, compile=True, cpu_bf16="auto"),  # 1.5x fp32
-    "paper-quadruped": lambda: TrainConfig(steps=369_000, batch_size=512, warmup_steps=10_000,
-                                           decay_steps=400_000, val_fraction=0.002, val_every=5000,
-                                           checkpoint_every=10_000, amp=True),
+    "quadruped-cpu": lambda: TrainConfig(
+        steps=6000,
+        batch_size=128,
+        lr=1e-3,
+        lr_end=2e-4,
+        warmup_steps=300,
+        val_fraction=0.01,
+        val_every=2000,
+        checkpoint_every=2000,
+    ),
+    "paper-manipulation": lambda: TrainConfig(
+        steps=200_000,
+        batch_size=256,
+        warmup_steps=10_000,
+        decay_steps=400_000,
+        val_fraction=0.002,
+        val_every=5000,
+        checkpoint_every=10_000,
+        compile=True,
+        cpu_bf16="auto",
+    ),  # 1.5x fp32
+    "paper-quadruped": lambda: TrainConfig(
+        steps=369_000,
+        batch_size=512,
+        warmup_steps=10_000,
+        decay_steps=400_000,
+        val_fraction=0.002,
+        val_every=5000,
+        checkpoint_every=10_000,
+        amp=True,
+    ),
 }
 
 FINETUNE_PRESETS: dict[str, Callable[[], FinetuneConfig]] = {
     # Tuned on the pendulum: real-only finetuning on ~1 robot minute of closed-loop data lost the dynamics'
     # response to actions (success 0.8 → 0.1); half-batch sim replay kept it (0.8 → 0.9). See docs/findings.md.
-    "cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
-                                  sim_replay_fraction=0.5),
-    "quadruped-cpu": lambda: FinetuneConfig(steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30,
-                                            sim_replay_fraction=0.5),
+    "cpu": lambda: FinetuneConfig(
+        steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30, sim_replay_fraction=0.5
+    ),
+    "quadruped-cpu": lambda: FinetuneConfig(
+        steps=300, batch_size=32, lr=2e-4, lr_end=1e-4, warmup_steps=30, sim_replay_fraction=0.5
+    ),
     # Authors: batch 32, 2k warmup, 100 epochs over the real data.
     "paper-manipulation": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
     "paper-quadruped": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
 }
+
 
 def named_preset(table: dict[str, Callable[[], C]], kind: str, name: str) -> C:
     if name not in table:
@@ -308,8 +375,10 @@ def to_dict(cfg: Any) -> dict[str, Any]:
 # checkpoint's config.json, a run's recorded settings) that holds one at that value reads as before.
 # policy_action_dropout: the BC head followed the past actions anyway, closed loop unchanged on both arm tasks
 # (docs/tasks/peg-insertion.md); bc_mu: no companding setting helped Peg Insertion's BC (same page).
-REMOVED_FIELDS: dict[str, dict[str, Any]] = {"ModelConfig": {"policy_action_dropout": 0.0},
-                                             "LossConfig": {"bc_mu": 0.0}}
+REMOVED_FIELDS: dict[str, dict[str, Any]] = {
+    "ModelConfig": {"policy_action_dropout": 0.0},
+    "LossConfig": {"bc_mu": 0.0},
+}
 
 
 def without_removed_fields(data: Any) -> Any:
@@ -325,8 +394,10 @@ def from_dict(cls: type[C], data: dict[str, Any]) -> C:
     value that left it off is dropped; set to anything else, it is an error naming it."""
     removed = REMOVED_FIELDS.get(cls.__name__, {})
     if set_removed := sorted(k for k in set(data) & set(removed) if data[k] != removed[k]):
-        raise KeyError(f"{cls.__name__} field(s) {set_removed} were removed (they changed nothing measured); this "
-                       f"config sets them to {[data[k] for k in set_removed]}")
+        raise KeyError(
+            f"{cls.__name__} field(s) {set_removed} were removed (they changed nothing measured); this "
+            f"config sets them to {[data[k] for k in set_removed]}"
+        )
     data = {k: v for k, v in data.items() if k not in removed}
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
@@ -342,8 +413,11 @@ def replace(cfg: C, **changes: Any) -> C:
 def with_bc_head(cfg: FinetuneConfig) -> FinetuneConfig:
     """A finetune that also trains the policy head with Eq. 2's BC term, on the steps flagged as expert actions
     (demonstrations, operator corrections, replayed simulation windows); reward and value stay out."""
-    return dataclasses.replace(cfg, trainable=("dynamics", "policy"),
-                               loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc))
+    return dataclasses.replace(
+        cfg,
+        trainable=("dynamics", "policy"),
+        loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc),
+    )
 
 
 def with_steps(cfg: C, steps: int) -> C:
@@ -353,7 +427,18 @@ def with_steps(cfg: C, steps: int) -> C:
 
 
 __all__ = [
-    "AttentionStack", "ModelConfig", "FINETUNE_MODEL_FIELDS", "POLICY_SHAPE_FIELDS", "LossConfig", "TrainConfig",
+    "AttentionStack",
+    "ModelConfig",
+    "FINETUNE_MODEL_FIELDS",
+    "POLICY_SHAPE_FIELDS",
+    "LossConfig",
+    "TrainConfig",
     "FinetuneConfig",
-    "model_preset", "train_preset", "finetune_preset", "from_dict", "to_dict", "replace", "with_steps",
+    "model_preset",
+    "train_preset",
+    "finetune_preset",
+    "from_dict",
+    "to_dict",
+    "replace",
+    "with_steps",
 ]

@@ -12,8 +12,12 @@ def parse_overrides(cls: type, items: Sequence[str], where: str = "") -> dict[st
     """`["samples=128", "prior_weight=2"]` → typed field overrides of a flat config dataclass (int, float, bool
     and str fields, optional int/float ones taking `none`, comma-separated int/str tuples), with an error naming the
     valid fields. `where` (e.g. "--set mppi.") prefixes each item in the errors, as the user wrote it."""
-    kinds = {"int": int, "float": float, "str": str, "bool": lambda v: {"1": True, "true": True, "0": False,
-                                                                         "false": False}[v.lower()]}
+    kinds = {
+        "int": int,
+        "float": float,
+        "str": str,
+        "bool": lambda v: {"1": True, "true": True, "0": False, "false": False}[v.lower()],
+    }
     for name in ("int", "float"):  # optional fields (e.g. `decay_steps: int | None`) also take `none`
         kinds[f"{name} | None"] = (lambda cast: lambda v: None if v.lower() == "none" else cast(v))(kinds[name])
     for name in ("int", "str"):  # tuples are comma-separated: `trainable=dynamics,value`, `proprio_hidden=256,256`
@@ -23,8 +27,10 @@ def parse_overrides(cls: type, items: Sequence[str], where: str = "") -> dict[st
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or key not in types:
-            raise ValueError(f"bad override {where + item!r}: expected FIELD=VALUE with FIELD one of {cls.__name__}'s "
-                             f"{sorted(types)}")
+            raise ValueError(
+                f"bad override {where + item!r}: expected FIELD=VALUE with FIELD one of {cls.__name__}'s "
+                f"{sorted(types)}"
+            )
         try:
             out[key] = kinds[types[key]](value)
         except (KeyError, ValueError):
@@ -41,8 +47,7 @@ def split_sets(items: Sequence[str] | None, sections: dict[str, type | None]) ->
         key, sep, value = item.partition("=")
         section, dot, field = key.partition(".")
         if not sep or not dot or section not in sections:
-            raise ValueError(f"bad --set {item!r}: expected SECTION.FIELD=VALUE with SECTION one of "
-                             f"{sorted(sections)}")
+            raise ValueError(f"bad --set {item!r}: expected SECTION.FIELD=VALUE with SECTION one of {sorted(sections)}")
         if sections[section] is not None:
             parse_overrides(sections[section], [f"{field}={value}"], f"--set {section}.")
         out[section].append(f"{field}={value}")

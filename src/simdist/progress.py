@@ -5,6 +5,7 @@ would get thousands of carriage-return updates there, so its bars redraw at ever
 total (at most every `LOG_FILE_MIN_INTERVAL_S`), or every `LOG_FILE_INTERVAL_S` where the total is unknown: a
 finetune of a minute shows its progress, rather than 0 % until it ends.
 """
+
 from __future__ import annotations
 
 import sys

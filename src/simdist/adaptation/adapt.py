@@ -30,12 +30,26 @@ import numpy as np
 import torch
 
 from simdist.adaptation.corrections import collect_corrections, operator_share
-from simdist.adaptation.rounds import (initial_condition_to_json, physics_setting, refuse_other_settings,
-                                      round_initial_conditions, round_model_dir, round_progress)
+from simdist.adaptation.rounds import (
+    initial_condition_to_json,
+    physics_setting,
+    refuse_other_settings,
+    round_initial_conditions,
+    round_model_dir,
+    round_progress,
+)
 from simdist.config import CorrectionConfig, FinetuneConfig, replace
+from simdist.data.episodes import (
+    DatasetInfo,
+    atomic_write_text,
+    create_dataset,
+    episode_files,
+    file_steps,
+    read_episode_file,
+    read_info,
+    write_episodes,
+)
 from simdist.data.records import changed_inputs, input_hashes, run_inputs
-from simdist.data.episodes import (DatasetInfo, atomic_write_text, create_dataset, episode_files, file_steps,
-                                   read_episode_file, read_info, write_episodes)
 from simdist.eval.metrics import latent_prediction_error
 from simdist.eval.rollout import rollout, wilson_interval
 from simdist.planning.agent import MPPIAgent
@@ -79,17 +93,29 @@ def _import_initial_data(source: str | Path, data_dir: Path) -> None:
         write_episodes(data_dir, read_episode_file(path, info), name=f"init_{k:05d}")
 
 
-def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi: MPPIConfig,
-          ft: FinetuneConfig, physics=None, progress: bool = True, device: torch.device | None = None,
-          sim_data: str | Path | None = None, corrections: CorrectionConfig = CorrectionConfig(),
-          planner_device: torch.device | str = "cpu") -> dict:
+def adapt(
+    task,
+    pretrained: str | Path,
+    out: str | Path,
+    cfg: AdaptConfig,
+    mppi: MPPIConfig,
+    ft: FinetuneConfig,
+    physics=None,
+    progress: bool = True,
+    device: torch.device | None = None,
+    sim_data: str | Path | None = None,
+    corrections: CorrectionConfig = CorrectionConfig(),
+    planner_device: torch.device | str = "cpu",
+) -> dict:
     """Run (or resume) Alg. 1 in the task's `real` domain; returns the per-round results. `device` finetunes
     (default: a GPU where there is one), `planner_device` plans."""
     out = Path(out)
     spec = task.spec
     if cfg.rounds and ft.sim_replay_fraction > 0 and sim_data is None:  # refused now, not after round 0's episodes
-        raise ValueError(f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): "
-                         "give --sim-data, or --sim-replay 0 to finetune on real data alone")
+        raise ValueError(
+            f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): "
+            "give --sim-data, or --sim-replay 0 to finetune on real data alone"
+        )
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
     ckpt.check_model_fits_task(pretrained_model, task, pretrained)
     data_dir = out / "real_data"
@@ -97,21 +123,43 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
     # a content hash of every input: a resume whose checkpoint, physics or data changed is refused, naming them
     settings["inputs"] = input_hashes(pretrained, physics, sim_data, cfg.initial_data)
     _refuse_changed_inputs(out / "adapt_config.json", settings["inputs"])
-    refuse_other_settings(out / "adapt_config.json", settings,
-                          may_change=("adapt.rounds", *(f"inputs.{k}" for k in settings["inputs"])),
-                          recorded_since=("physics", "inputs", "finetune.replay_labels", "finetune.policy_anchor",
-                                          "finetune.tail_windows"))
+    refuse_other_settings(
+        out / "adapt_config.json",
+        settings,
+        may_change=("adapt.rounds", *(f"inputs.{k}" for k in settings["inputs"])),
+        recorded_since=(
+            "physics",
+            "inputs",
+            "finetune.replay_labels",
+            "finetune.policy_anchor",
+            "finetune.tail_windows",
+        ),
+    )
     # everything else that can refuse the run, before anything is written
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
-    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                         command_dim=spec.command_dim, action_low=spec.action_low,
-                                         action_high=spec.action_high, notes="collected by simdist adapt"))
+    create_dataset(
+        data_dir,
+        DatasetInfo(
+            task=spec.name,
+            domain="real",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes="collected by simdist adapt",
+        ),
+    )
     atomic_write_text(out / "adapt_config.json", json.dumps(settings, indent=2))
     if recorded := episode_files(data_dir):
-        log.info("resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept", out,
-                 len(recorded), len(list(out.glob("round_*/model/done"))))
+        log.info(
+            "resuming %s: %d real episode file(s) and %d finished finetune(s) on disk are kept",
+            out,
+            len(recorded),
+            len(list(out.glob("round_*/model/done"))),
+        )
     if cfg.initial_data:
         _import_initial_data(cfg.initial_data, data_dir)
     rounds, inputs = [], run_inputs(physics, mppi)
@@ -123,16 +171,23 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             log.info("round %d: finetuning %s on all real data so far", j, "+".join(ft.trainable))
             if replay is None and sim_data is not None and ft.sim_replay_fraction > 0:
                 replay = load_windows(sim_data, pretrained_model.cfg, device, ft.tail_windows)
-            finetune(pretrained, data_dir, model_dir, round_finetune(ft, cfg.seed, j), device=device,
-                     progress=progress,
-                     sim_data=sim_data if replay is None else replay)
+            finetune(
+                pretrained,
+                data_dir,
+                model_dir,
+                round_finetune(ft, cfg.seed, j),
+                device=device,
+                progress=progress,
+                sim_data=sim_data if replay is None else replay,
+            )
             (model_dir / "done").write_text("ok\n")
         model = ckpt.load_model(model_dir, planner_device)
         episodes, metrics = _collect_round(task, env, model, mppi, ics, data_dir, j, cfg.seed, progress)
         corrected = []
         if corrections.episodes_per_round and j < cfg.rounds:  # the last round's model is only evaluated
-            corrected = collect_corrections(task, env, MPPIAgent(model, mppi), corrections, data_dir, j, cfg.seed,
-                                            cfg.grid, progress)
+            corrected = collect_corrections(
+                task, env, MPPIAgent(model, mppi), corrections, data_dir, j, cfg.seed, cfg.grid, progress
+            )
         row = _round_row(task, j, episodes, metrics, ics, data_dir, grid_labels if cfg.grid == "all" else None)
         if corrected:
             row["corrected_episodes"], row["operator_share"] = len(corrected), operator_share(corrected)
@@ -140,13 +195,24 @@ def adapt(task, pretrained: str | Path, out: str | Path, cfg: AdaptConfig, mppi:
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()
         walked = round_progress(row)
-        log.info("round %d: success %.2f%s after %.1f real minutes", j, row["success_rate"],
-                 "" if walked is None else f", progress {walked:.2f} m", row["real_minutes"])
+        log.info(
+            "round %d: success %.2f%s after %.1f real minutes",
+            j,
+            row["success_rate"],
+            "" if walked is None else f", progress {walked:.2f} m",
+            row["real_minutes"],
+        )
         rounds.append(row)
         # rewritten after every round, so that a long (robot) run can be watched and a crash keeps its rounds
-        result = {"task": spec.name, "rounds": rounds, "rounds_planned": cfg.rounds,
-                  "zero_shot_success": rounds[0]["success_rate"], "final_success": rounds[-1]["success_rate"],
-                  "real_minutes": rounds[-1]["real_minutes"], "inputs": inputs}
+        result = {
+            "task": spec.name,
+            "rounds": rounds,
+            "rounds_planned": cfg.rounds,
+            "zero_shot_success": rounds[0]["success_rate"],
+            "final_success": rounds[-1]["success_rate"],
+            "real_minutes": rounds[-1]["real_minutes"],
+            "inputs": inputs,
+        }
         atomic_write_text(out / "adapt_results.json", json.dumps(result, indent=2))
     return result
 
@@ -157,12 +223,15 @@ def _refuse_changed_inputs(config: Path, now: dict) -> None:
     if not config.exists():
         return
     if "inputs" not in (recorded := json.loads(config.read_text())):
-        log.warning("%s predates recording inputs (content hashes); resuming on the assumption that they are "
-                    "unchanged", config)
+        log.warning(
+            "%s predates recording inputs (content hashes); resuming on the assumption that they are unchanged", config
+        )
         return
     if changed := changed_inputs(recorded["inputs"], now):
-        raise ValueError(f"{'; '.join(changed)}: one run holds one robot's episodes from one model; use a new --out "
-                         f"(or restore the inputs to resume {config.parent})")
+        raise ValueError(
+            f"{'; '.join(changed)}: one run holds one robot's episodes from one model; use a new --out "
+            f"(or restore the inputs to resume {config.parent})"
+        )
 
 
 def round_finetune(ft: FinetuneConfig, seed: int, j: int) -> FinetuneConfig:
@@ -170,8 +239,9 @@ def round_finetune(ft: FinetuneConfig, seed: int, j: int) -> FinetuneConfig:
     return replace(ft, seed=int(np.random.SeedSequence([ft.seed, seed, j]).generate_state(1)[0]))
 
 
-def _settings(cfg: AdaptConfig, mppi: MPPIConfig, ft: FinetuneConfig, pretrained, physics,
-              corrections: CorrectionConfig) -> dict:
+def _settings(
+    cfg: AdaptConfig, mppi: MPPIConfig, ft: FinetuneConfig, pretrained, physics, corrections: CorrectionConfig
+) -> dict:
     """What decides a run's result, recorded in adapt_config.json so that a resumed run cannot silently differ."""
     settings = {"adapt": asdict(cfg), "mppi": asdict(mppi), "finetune": asdict(ft), "pretrained": str(pretrained)}
     # a resumed run must face the same robot (runs written before physics was recorded are taken on trust)
@@ -179,25 +249,33 @@ def _settings(cfg: AdaptConfig, mppi: MPPIConfig, ft: FinetuneConfig, pretrained
     if corrections.episodes_per_round:  # recorded only when used: plain runs keep their settings file
         settings["corrections"] = asdict(corrections)
         if "policy" not in ft.trainable or not ft.loss.bc:
-            log.warning("corrected episodes will train the dynamics only: the operator's actions are cloned when the "
-                        "finetune trains the policy head with the BC term (config.with_bc_head)")
+            log.warning(
+                "corrected episodes will train the dynamics only: the operator's actions are cloned when the "
+                "finetune trains the policy head with the BC term (config.with_bc_head)"
+            )
         elif not ft.policy_anchor:
-            log.warning("cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
-                        "own states and break a working gait (docs/real-robot.md §3)")
+            log.warning(
+                "cloning corrections without FinetuneConfig.policy_anchor can move the BC head on the robot's "
+                "own states and break a working gait (docs/real-robot.md §3)"
+            )
     return settings
 
 
-def _round_row(task, j: int, episodes: list, metrics: list[dict], ics: list, data_dir: Path,
-               grid_labels: list[str] | None) -> dict:
+def _round_row(
+    task, j: int, episodes: list, metrics: list[dict], ics: list, data_dir: Path, grid_labels: list[str] | None
+) -> dict:
     """Round j's evaluation: success with its 95 % interval, the real-data budget so far, Fig. 6 throughput, the
     mean task metrics (per grid when `grid_labels`) and the per-trial outcomes over initial conditions (Fig. 7)."""
     period = task.spec.control_period_s
     wins = float(sum(m.get("success", 0.0) for m in metrics))
     so_far = _real_files_through(data_dir, j)
     row = {
-        "round": j, "episodes": len(episodes), "real_episodes_total": len(so_far),
+        "round": j,
+        "episodes": len(episodes),
+        "real_episodes_total": len(so_far),
         "real_minutes": sum(file_steps(p) for p in so_far) * period / 60.0,
-        "success_rate": wins / len(metrics), "success_ci95": wilson_interval(wins, len(metrics)),
+        "success_rate": wins / len(metrics),
+        "success_ci95": wilson_interval(wins, len(metrics)),
         # Fig. 6 throughput: successes per minute of robot time in this round's rollouts
         "successes_per_minute": wins / max(1e-9, sum(len(e) for e in episodes) * period / 60.0),
         "metrics": {k: float(np.mean([m[k] for m in metrics])) for k in metrics[0]},
@@ -209,8 +287,7 @@ def _round_row(task, j: int, episodes: list, metrics: list[dict], ics: list, dat
     return row
 
 
-def _collect_round(task, env, model, mppi: MPPIConfig, ics: list, data_dir: Path, j: int, seed: int,
-                   progress: bool):
+def _collect_round(task, env, model, mppi: MPPIConfig, ics: list, data_dir: Path, j: int, seed: int, progress: bool):
     """Deploy `model` on every initial condition not yet recorded in round j; write each episode at once."""
     info = read_info(data_dir)
     done = {p.stem: p for p in episode_files(data_dir) if p.stem.startswith(f"r{j:02d}_")}
@@ -231,6 +308,15 @@ def _collect_round(task, env, model, mppi: MPPIConfig, ics: list, data_dir: Path
             write_episodes(data_dir, [ep], name=f"r{j:02d}_e{i:03d}")
             episodes[i], metrics[i] = ep, m
 
-        rollout(task, env, agent, [ics[i] for i in todo], seed=(seed, j), first_index=todo[0], progress=progress,
-                on_episode=save, source=f"mppi-round-{j}")
+        rollout(
+            task,
+            env,
+            agent,
+            [ics[i] for i in todo],
+            seed=(seed, j),
+            first_index=todo[0],
+            progress=progress,
+            on_episode=save,
+            source=f"mppi-round-{j}",
+        )
     return episodes, metrics

@@ -66,8 +66,9 @@ class CorrectedAgent:
         return action
 
 
-def collect_corrections(task, env, robot, cfg: CorrectionConfig, data_dir: Path, j: int, seed: int,
-                        grid: str, progress: bool = False) -> list:
+def collect_corrections(
+    task, env, robot, cfg: CorrectionConfig, data_dir: Path, j: int, seed: int, grid: str, progress: bool = False
+) -> list:
     """Run (or resume) round j's corrected episodes, writing each as `r{j}_c{i}.h5` the moment it ends."""
     n = cfg.episodes_per_round
     ics, _ = round_initial_conditions(task, grid, n, seed + CORRECTION_SEED_OFFSET + 7919 * j)
@@ -87,8 +88,17 @@ def collect_corrections(task, env, robot, cfg: CorrectionConfig, data_dir: Path,
             write_episodes(data_dir, [ep], name=f"r{j:02d}_c{todo[k]:03d}")
             episodes[todo[k]] = ep
 
-        rollout(task, env, agent, [ics[i] for i in todo], seed=(seed + CORRECTION_SEED_OFFSET, j),
-                first_index=todo[0], progress=progress, on_episode=save, source=f"corrected-round-{j}")
+        rollout(
+            task,
+            env,
+            agent,
+            [ics[i] for i in todo],
+            seed=(seed + CORRECTION_SEED_OFFSET, j),
+            first_index=todo[0],
+            progress=progress,
+            on_episode=save,
+            source=f"corrected-round-{j}",
+        )
     return episodes
 
 

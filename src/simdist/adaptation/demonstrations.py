@@ -22,10 +22,20 @@ DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide wit
 def write_real_episodes(data_dir: Path, task, episodes: list[Episode], prefix: str, notes: str) -> None:
     """Append `episodes` to the real-domain dataset at `data_dir` (created on first use)."""
     spec = task.spec
-    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                         command_dim=spec.command_dim, action_low=spec.action_low,
-                                         action_high=spec.action_high, notes=notes))
+    create_dataset(
+        data_dir,
+        DatasetInfo(
+            task=spec.name,
+            domain="real",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=notes,
+        ),
+    )
     for i, ep in enumerate(episodes):
         write_episodes(data_dir, [ep], name=f"{prefix}_{i:03d}")
 
@@ -36,8 +46,9 @@ def teleoperator(task):
     return task.teleoperator() if hasattr(task, "teleoperator") else task.expert()
 
 
-def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None = None,
-                           max_attempts: int | None = None, physics=None) -> list[Episode]:
+def collect_demonstrations(
+    task, n: int, grid: str, seed: int, out: Path | None = None, max_attempts: int | None = None, physics=None
+) -> list[Episode]:
     """`n` successful teleoperated demonstrations in the real domain (failed attempts are discarded, as a human
     operator would; at most `max_attempts`, default 5n, after which fewer are returned with a warning). `physics`
     overrides the real domain's physics, as for the runs the demonstrations serve."""
@@ -67,7 +78,9 @@ def collect_demonstrations(task, n: int, grid: str, seed: int, out: Path | None 
     if len(kept) < n:
         log.warning("only %d of %d teleoperated demonstrations succeeded in %d attempts", len(kept), n, attempts)
     if out is not None:
-        write_real_episodes(out, task, kept, "demo", "teleoperated demonstrations (privileged stand-in; successful attempts only)")
+        write_real_episodes(
+            out, task, kept, "demo", "teleoperated demonstrations (privileged stand-in; successful attempts only)"
+        )
     log.info("collected %d successful demonstrations in %d attempts", len(kept), attempts)
     return kept
 

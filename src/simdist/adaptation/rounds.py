@@ -32,8 +32,9 @@ def physics_setting(physics) -> str | dict | None:
     return physics if physics is None or isinstance(physics, dict) else str(physics)
 
 
-def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...] = (),
-                          recorded_since: tuple[str, ...] = ()) -> None:
+def refuse_other_settings(
+    path: Path, settings: dict, may_change: tuple[str, ...] = (), recorded_since: tuple[str, ...] = ()
+) -> None:
     """A rerun into an existing folder resumes only the same experiment (its real episodes were collected under
     those settings); anything but `may_change` (section.field) differing is refused, naming it. A setting in
     `recorded_since` (a section, or one section.field) that the file does not hold at all (written before it was
@@ -50,6 +51,7 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
     # fields removed since the file was written compare as absent (config.REMOVED_FIELDS)
     a, b = flat(without_removed_fields(json.loads(path.read_text()))), flat(json.loads(json.dumps(settings)))
     differ = sorted(k for k in set(a) | set(b) if k not in may_change and json.dumps(a.get(k)) != json.dumps(b.get(k)))
+
     def predates(k: str) -> bool:  # a whole section (e.g. "physics") or one field recorded since
         top = k.split(".")[0]
         if k in recorded_since:
@@ -61,8 +63,10 @@ def refuse_other_settings(path: Path, settings: dict, may_change: tuple[str, ...
         log.warning("%s predates recording %s; resuming on the assumption that it was %s", path, k, b.get(k))
     differ = [k for k in differ if k not in unrecorded]
     if differ:
-        raise ValueError(f"{path.parent} holds a run with other settings ({', '.join(differ)}); rerun with the same "
-                         "settings to resume it, or choose another --out")
+        raise ValueError(
+            f"{path.parent} holds a run with other settings ({', '.join(differ)}); rerun with the same "
+            "settings to resume it, or choose another --out"
+        )
 
 
 def round_initial_conditions(task, grid: str, n: int, seed: int) -> tuple[list, list[str]]:
@@ -72,8 +76,10 @@ def round_initial_conditions(task, grid: str, n: int, seed: int) -> tuple[list, 
         return task.initial_conditions(grid, n, seed=seed), [grid] * n
     grids = list(task.grids)
     if n % len(grids):
-        raise ValueError(f"{n} episodes do not split evenly over the {len(grids)} grids {grids} of --grid all: "
-                         f"give --episodes-per-round (and --demos) a multiple of {len(grids)}")
+        raise ValueError(
+            f"{n} episodes do not split evenly over the {len(grids)} grids {grids} of --grid all: "
+            f"give --episodes-per-round (and --demos) a multiple of {len(grids)}"
+        )
     ics, labels = [], []
     for g in grids:
         ics += task.initial_conditions(g, n // len(grids), seed=seed)

@@ -16,8 +16,14 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, load_weights, read_checkpoint_config,
-                                      save_checkpoint)
+from simdist.baselines.common import (
+    Actor,
+    ActorAgent,
+    BaselineConfig,
+    load_weights,
+    read_checkpoint_config,
+    save_checkpoint,
+)
 from simdist.baselines.replay import SymmetricSampler, TransitionBuffer, sparse_success
 from simdist.data.episodes import Episode, episode_files, read_episode_file, read_info
 from simdist.model.augment import add_sensor_noise
@@ -93,9 +99,20 @@ def dagger_labels(episodes: list[Episode]) -> TransitionBuffer:
     return TransitionBuffer.from_episodes(labelled, sparse_success, expert_only=True)
 
 
-def retrain_on_labels(start: str | Path, labels: TransitionBuffer, sim: TransitionBuffer, out: str | Path, *,
-                      steps: int, lr: float, lr_end: float, batch_size: int, replay_fraction: float, seed: int,
-                      sensor_noise_scale: float | None = None) -> BCLearner:
+def retrain_on_labels(
+    start: str | Path,
+    labels: TransitionBuffer,
+    sim: TransitionBuffer,
+    out: str | Path,
+    *,
+    steps: int,
+    lr: float,
+    lr_end: float,
+    batch_size: int,
+    replay_fraction: float,
+    seed: int,
+    sensor_noise_scale: float | None = None,
+) -> BCLearner:
     """DAgger's update of a single-step BC policy: continue from checkpoint `start` on `labels`, with
     `replay_fraction` of every batch from the simulation expert data `sim` (so that it keeps what it had) and the
     learning rate falling linearly from `lr` to `lr_end`; saved to `out`. `sensor_noise_scale` (when given) adds that
@@ -111,8 +128,13 @@ def retrain_on_labels(start: str | Path, labels: TransitionBuffer, sim: Transiti
     for _ in range(steps):
         info = learner.update(sampler.sample(batch_size, rng, learner.device))
         schedule.step()
-    log.info("BC retrained %d steps on %d labels (+ %d sim transitions): loss %.4f", steps, len(labels), len(sim),
-             info.get("bc_loss", float("nan")))
+    log.info(
+        "BC retrained %d steps on %d labels (+ %d sim transitions): loss %.4f",
+        steps,
+        len(labels),
+        len(sim),
+        info.get("bc_loss", float("nan")),
+    )
     learner.save(out)
     return learner
 

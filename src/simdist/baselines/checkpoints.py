@@ -15,8 +15,13 @@ from simdist.baselines.iql import IQLLearner
 from simdist.baselines.rlpd import SACLearner
 from simdist.baselines.sgft import SGFTLearner
 
-POLICY_LEARNERS = {"bc": BCLearner, "diffusion_policy": DiffusionLearner, "iql": IQLLearner, "rlpd": SACLearner,
-                   "sgft": SGFTLearner}
+POLICY_LEARNERS = {
+    "bc": BCLearner,
+    "diffusion_policy": DiffusionLearner,
+    "iql": IQLLearner,
+    "rlpd": SACLearner,
+    "sgft": SGFTLearner,
+}
 
 
 def baseline_method(directory: str | Path) -> str | None:
@@ -31,6 +36,8 @@ def load_baseline_agent(directory: str | Path, device: torch.device | str = "cpu
     """The deterministic policy (no exploration) of the baseline checkpoint in `directory`."""
     method = baseline_method(directory)
     if method not in POLICY_LEARNERS:
-        raise ValueError(f"{directory} holds no baseline policy checkpoint (method {method!r}); "
-                         f"baseline policies: {sorted(POLICY_LEARNERS)}")
+        raise ValueError(
+            f"{directory} holds no baseline policy checkpoint (method {method!r}); "
+            f"baseline policies: {sorted(POLICY_LEARNERS)}"
+        )
     return POLICY_LEARNERS[method].load(directory, device).agent(explore=False)

@@ -74,9 +74,14 @@ class BaselineConfig:
 
 def spec_of(source: Any) -> ModelSpec:
     """A ModelSpec (shapes, action box and, from a TaskSpec, the sensor noise) from a TaskSpec or a DatasetInfo."""
-    return ModelSpec(dict(source.obs_shapes), source.action_dim, source.command_dim,
-                     tuple(source.action_low), tuple(source.action_high),
-                     sensor_noise_std=dict(getattr(source, "sensor_noise_std", {})))
+    return ModelSpec(
+        dict(source.obs_shapes),
+        source.action_dim,
+        source.command_dim,
+        tuple(source.action_low),
+        tuple(source.action_high),
+        sensor_noise_std=dict(getattr(source, "sensor_noise_std", {})),
+    )
 
 
 # ------------------------------------------------------------------------------------------ building blocks
@@ -273,18 +278,32 @@ class ActorAgent:
 
 
 # ------------------------------------------------------------------------------------------ checkpoints
-def save_checkpoint(directory: str | Path, method: str, cfg: BaselineConfig, spec: ModelSpec,
-                    modules: Mapping[str, nn.Module], extra: dict[str, Any] | None = None) -> Path:
+def save_checkpoint(
+    directory: str | Path,
+    method: str,
+    cfg: BaselineConfig,
+    spec: ModelSpec,
+    modules: Mapping[str, nn.Module],
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """`weights.safetensors` (every module's state, keys prefixed by its name) + `config.json`."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = {f"{name}.{k}": v.detach().contiguous().cpu()
-             for name, module in modules.items() for k, v in module.state_dict().items()}
+    state = {
+        f"{name}.{k}": v.detach().contiguous().cpu()
+        for name, module in modules.items()
+        for k, v in module.state_dict().items()
+    }
     tmp = directory / (WEIGHTS_FILE + ".tmp")
     save_file(state, str(tmp))
     tmp.replace(directory / WEIGHTS_FILE)
-    meta = {"version": CHECKPOINT_VERSION, "method": method, "config": asdict(cfg), "spec": asdict(spec),
-            **(extra or {})}
+    meta = {
+        "version": CHECKPOINT_VERSION,
+        "method": method,
+        "config": asdict(cfg),
+        "spec": asdict(spec),
+        **(extra or {}),
+    }
     (directory / CONFIG_FILE).write_text(json.dumps(meta, indent=2))
     return directory
 
@@ -303,5 +322,5 @@ def load_weights(directory: str | Path, modules: Mapping[str, nn.Module]) -> Non
     state = load_file(str(Path(directory) / WEIGHTS_FILE))
     for name, module in modules.items():
         prefix = f"{name}."
-        sub = {k[len(prefix):]: v for k, v in state.items() if k.startswith(prefix)}
+        sub = {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
         module.load_state_dict(sub)  # strict: a mismatch raises naming the missing/unexpected keys

@@ -23,8 +23,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from simdist.baselines.common import (BaselineConfig, ObsEncoder, load_weights, mlp, obs_to_tensors,
-                                      read_checkpoint_config, save_checkpoint)
+from simdist.baselines.common import (
+    BaselineConfig,
+    ObsEncoder,
+    load_weights,
+    mlp,
+    obs_to_tensors,
+    read_checkpoint_config,
+    save_checkpoint,
+)
 from simdist.data.episodes import Episode
 from simdist.model.world_model import ModelSpec
 from simdist.tasks.base import COMMAND_KEY
@@ -45,10 +52,26 @@ class DiffusionConfig(BaselineConfig):
     sim_fraction: float = 0.5  # their share of the batch when co-training
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(encoder_preset="cpu", hidden=(256, 256), lr=1e-3, batch_size=64, chunk=8, action_steps=4,
-                    diffusion_steps=20, steps=1500),
-        "paper": dict(encoder_preset="paper", hidden=(512, 512, 512), lr=1e-4, batch_size=256, chunk=16,
-                      action_steps=8, diffusion_steps=100, steps=100_000),
+        "cpu": dict(
+            encoder_preset="cpu",
+            hidden=(256, 256),
+            lr=1e-3,
+            batch_size=64,
+            chunk=8,
+            action_steps=4,
+            diffusion_steps=20,
+            steps=1500,
+        ),
+        "paper": dict(
+            encoder_preset="paper",
+            hidden=(512, 512, 512),
+            lr=1e-4,
+            batch_size=256,
+            chunk=16,
+            action_steps=8,
+            diffusion_steps=100,
+            steps=100_000,
+        ),
     }
 
 
@@ -174,7 +197,7 @@ class DiffusionAgent:
     def act(self, obs: dict[str, np.ndarray]) -> np.ndarray:
         if not self.queue:
             chunk = self.policy.sample(obs_to_tensors(obs, self.policy.betas.device), self.generator)[0]
-            self.queue.extend(chunk[:self.policy.cfg.action_steps].cpu().numpy().astype(np.float32))
+            self.queue.extend(chunk[: self.policy.cfg.action_steps].cpu().numpy().astype(np.float32))
         return self.queue.popleft()
 
 
@@ -194,8 +217,7 @@ class DiffusionLearner:
         self.optimizer.step()
         return {"diffusion_loss": float(loss.detach())}
 
-    def train(self, demos: ChunkDataset, sim: ChunkDataset | None = None, steps: int | None = None,
-              ) -> dict[str, float]:
+    def train(self, demos: ChunkDataset, sim: ChunkDataset | None = None, steps: int | None = None) -> dict[str, float]:
         """Demonstrations only, or with `cfg.sim_fraction` of every batch from `sim` when co-training."""
         cfg, rng = self.cfg, np.random.default_rng(self.cfg.seed)
         n_sim = round(cfg.batch_size * cfg.sim_fraction) if (cfg.cotrain_sim and sim is not None) else 0

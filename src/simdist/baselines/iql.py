@@ -20,8 +20,17 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, QEnsemble, ValueNet, load_weights, polyak,
-                                      read_checkpoint_config, save_checkpoint)
+from simdist.baselines.common import (
+    Actor,
+    ActorAgent,
+    BaselineConfig,
+    QEnsemble,
+    ValueNet,
+    load_weights,
+    polyak,
+    read_checkpoint_config,
+    save_checkpoint,
+)
 from simdist.baselines.replay import TransitionBuffer
 from simdist.model.world_model import ModelSpec
 
@@ -40,11 +49,13 @@ class IQLConfig(BaselineConfig):
     max_updates_per_round: int | None = None  # online: one update per new real step (CORL); None = no cap
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, offline_steps=1000,
-                    max_updates_per_round=200),
+        "cpu": dict(
+            encoder_preset="cpu", hidden=(128, 128), batch_size=64, offline_steps=1000, max_updates_per_round=200
+        ),
         # Sparse-success manipulation resembles adroit/antmaze more than locomotion: τ 0.8, β 3 (adroit finetune).
-        "paper": dict(encoder_preset="paper", hidden=(256, 256), batch_size=256, expectile=0.8, beta=3.0,
-                      offline_steps=1_000_000),
+        "paper": dict(
+            encoder_preset="paper", hidden=(256, 256), batch_size=256, expectile=0.8, beta=3.0, offline_steps=1_000_000
+        ),
     }
 
 
@@ -93,11 +104,16 @@ class IQLLearner:
         self.actor_opt.zero_grad(set_to_none=True)
         pi_loss.backward()
         self.actor_opt.step()
-        return {"value_loss": float(v_loss.detach()), "q_loss": float(q_loss.detach()),
-                "actor_loss": float(pi_loss.detach()), "v_mean": float(v.mean().detach())}
+        return {
+            "value_loss": float(v_loss.detach()),
+            "q_loss": float(q_loss.detach()),
+            "actor_loss": float(pi_loss.detach()),
+            "v_mean": float(v.mean().detach()),
+        }
 
-    def pretrain(self, offline: TransitionBuffer, rng: np.random.Generator,
-                 steps: int | None = None) -> dict[str, float]:
+    def pretrain(
+        self, offline: TransitionBuffer, rng: np.random.Generator, steps: int | None = None
+    ) -> dict[str, float]:
         info: dict[str, float] = {}
         for step in range(self.cfg.offline_steps if steps is None else steps):
             info = self.update(offline.sample(self.cfg.batch_size, rng, self.device))

@@ -19,8 +19,14 @@ from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import set_normalizer_stats
 from simdist.baselines.diffusion_policy import ChunkDataset, DiffusionConfig, DiffusionLearner
 from simdist.baselines.iql import IQLConfig, IQLLearner
-from simdist.baselines.replay import (SymmetricSampler, TransitionBuffer, cached_transitions, concat_batches,
-                                      sparse_success, world_model_reward)
+from simdist.baselines.replay import (
+    SymmetricSampler,
+    TransitionBuffer,
+    cached_transitions,
+    concat_batches,
+    sparse_success,
+    world_model_reward,
+)
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.baselines.sgft import SGFTConfig, SGFTLearner, SimValue
 from simdist.data.episodes import Episode
@@ -34,6 +40,7 @@ log = logging.getLogger(__name__)
 class LearnerSetup:
     """One method's presets: `overrides` replaces config fields by name (in the method's config and in its BC
     initialisation); `setting` is "manipulation" or "quadruped" (paper §8)."""
+
     spec: Any
     preset: str
     gamma: float
@@ -52,8 +59,9 @@ class LearnerSetup:
         bc.train(TransitionBuffer.from_episodes(sim_eps, sparse_success, expert_only=True))
         return bc
 
-    def train_diffusion(self, sim_eps: list[Episode], sim_stats: dict, demo_eps: list[Episode],
-                        cotrain: bool) -> DiffusionLearner:
+    def train_diffusion(
+        self, sim_eps: list[Episode], sim_stats: dict, demo_eps: list[Episode], cotrain: bool
+    ) -> DiffusionLearner:
         """Diffusion Policy on the demonstrations, with the simulation expert data alongside when `cotrain`."""
         if not demo_eps:
             raise ValueError("Diffusion Policy needs demonstrations (demos > 0)")
@@ -71,8 +79,10 @@ class LearnerSetup:
         try:
             learner.actor.load_state_dict(bc.actor.state_dict())
         except RuntimeError as e:  # another encoder preset or head width than this learner's
-            raise ValueError(f"the start policy's actor does not fit the {type(learner).__name__} actor (train it "
-                             f"with the same preset and hidden widths): {e}") from None
+            raise ValueError(
+                f"the start policy's actor does not fit the {type(learner).__name__} actor (train it "
+                f"with the same preset and hidden widths): {e}"
+            ) from None
         learner.actor.set_constant_std(learner.cfg.bc_start_std)
 
     def online(self, method: str, sim_eps, sim_stats, demo_eps, reward_fn, start_policy=None, label_key=None):
@@ -106,8 +116,11 @@ class LearnerSetup:
         set_normalizer_stats([*learner.modules().values(), value.net], sim_stats)
         loss = value.fit(sim, cfg.value_fit_steps, rng)
         log.info("SGFT: V_sim fitted to the simulation value labels, final MSE %.4f", loss)
-        return (learner, SymmetricSampler(None, empty_buffer(self.spec), 0.0),
-                lambda transitions: learner.shape(transitions, value))
+        return (
+            learner,
+            SymmetricSampler(None, empty_buffer(self.spec), 0.0),
+            lambda transitions: learner.shape(transitions, value),
+        )
 
 
 class UniformSampler:
@@ -121,10 +134,16 @@ class UniformSampler:
         self.online = transitions if self.online is None else self.online.extend(transitions)
 
     def sample(self, batch_size: int, rng: np.random.Generator, device="cpu") -> dict:
-        n_online = 0 if self.online is None else int(rng.binomial(
-            batch_size, len(self.online) / (len(self.offline) + len(self.online))))
-        parts = [buffer.sample(n, rng, device) for buffer, n in ((self.offline, batch_size - n_online),
-                                                                  (self.online, n_online)) if n]
+        n_online = (
+            0
+            if self.online is None
+            else int(rng.binomial(batch_size, len(self.online) / (len(self.offline) + len(self.online))))
+        )
+        parts = [
+            buffer.sample(n, rng, device)
+            for buffer, n in ((self.offline, batch_size - n_online), (self.online, n_online))
+            if n
+        ]
         return parts[0] if len(parts) == 1 else concat_batches(*parts)
 
 

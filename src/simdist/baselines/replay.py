@@ -74,6 +74,7 @@ def world_model_reward(model) -> RewardFn:
     The window's remaining actions are the logged ones, padded with the last action at the episode's end;
     the history buffer starts filled with o_0 and zero actions, as during training.
     """
+
     @torch.no_grad()
     def label(episode: Episode) -> tuple[np.ndarray, np.ndarray]:
         H, T, L = model.cfg.history, model.cfg.horizon, len(episode)
@@ -125,9 +126,16 @@ class TransitionBuffer:
         return {g: v[self.next_row] for g, v in self.rows.items()}
 
     @classmethod
-    def from_arrays(cls, obs: Mapping[str, np.ndarray], action: np.ndarray, reward: np.ndarray,
-                    next_obs: Mapping[str, np.ndarray], done: np.ndarray, expert: np.ndarray,
-                    value: np.ndarray) -> "TransitionBuffer":
+    def from_arrays(
+        cls,
+        obs: Mapping[str, np.ndarray],
+        action: np.ndarray,
+        reward: np.ndarray,
+        next_obs: Mapping[str, np.ndarray],
+        done: np.ndarray,
+        expert: np.ndarray,
+        value: np.ndarray,
+    ) -> "TransitionBuffer":
         """Transitions given as separate o and o′ arrays (both stored)."""
         n = len(action)
         rows = {g: np.concatenate([obs[g], next_obs[g]]) for g in obs}
@@ -137,12 +145,21 @@ class TransitionBuffer:
     def empty(cls, obs_shapes: Mapping[str, tuple[int, ...]], action_dim: int) -> "TransitionBuffer":
         z = np.zeros(0, np.float32)
         index = np.zeros(0, np.int64)
-        return cls({g: np.zeros((0, *s), np.float32) for g, s in obs_shapes.items()}, index, index.copy(),
-                   np.zeros((0, action_dim), np.float32), z, z.copy(), np.zeros(0, bool), z.copy())
+        return cls(
+            {g: np.zeros((0, *s), np.float32) for g, s in obs_shapes.items()},
+            index,
+            index.copy(),
+            np.zeros((0, action_dim), np.float32),
+            z,
+            z.copy(),
+            np.zeros(0, bool),
+            z.copy(),
+        )
 
     @classmethod
-    def from_episodes(cls, episodes: list[Episode], reward_fn: RewardFn, expert_default: bool = False,
-                      expert_only: bool = False) -> "TransitionBuffer":
+    def from_episodes(
+        cls, episodes: list[Episode], reward_fn: RewardFn, expert_default: bool = False, expert_only: bool = False
+    ) -> "TransitionBuffer":
         """`expert_default` flags steps of episodes without expert labels (True for demonstrations).
         `expert_only` keeps only the expert-flagged transitions and the observation rows they use (BC).
         Each kept row is copied once, straight into the buffer's arrays."""
@@ -167,13 +184,21 @@ class TransitionBuffer:
         obs_row, next_row, offset = [], [], 0
         for e, t, u in zip(usable, kept, used):
             for g, v in groups(e).items():
-                rows[g][offset:offset + len(u)] = v[u]
+                rows[g][offset : offset + len(u)] = v[u]
             obs_row.append(offset + np.searchsorted(u, t))
             next_row.append(offset + np.searchsorted(u, t + 1))
             offset += len(u)
         cat = lambda k: np.concatenate([part[k] for part in labels])  # noqa: E731
-        return cls(rows, np.concatenate(obs_row), np.concatenate(next_row), cat(0).astype(np.float32, copy=False),
-                   cat(1).astype(np.float32, copy=False), cat(2).astype(np.float32, copy=False), cat(3), cat(4))
+        return cls(
+            rows,
+            np.concatenate(obs_row),
+            np.concatenate(next_row),
+            cat(0).astype(np.float32, copy=False),
+            cat(1).astype(np.float32, copy=False),
+            cat(2).astype(np.float32, copy=False),
+            cat(3),
+            cat(4),
+        )
 
     def extend(self, *others: "TransitionBuffer") -> "TransitionBuffer":
         """A new buffer with `others` appended (online data grows in place of the replay ring: budgets are small)."""
@@ -181,24 +206,44 @@ class TransitionBuffer:
         offsets = np.cumsum([0] + [len(next(iter(p.rows.values()))) for p in parts[:-1]])
         cat = lambda get: np.concatenate([get(p) for p in parts])  # noqa: E731
         shifted = lambda name: np.concatenate([getattr(p, name) + o for p, o in zip(parts, offsets)])  # noqa: E731
-        return TransitionBuffer({g: cat(lambda p: p.rows[g]) for g in self.rows}, shifted("obs_row"),
-                                shifted("next_row"), cat(lambda p: p.action), cat(lambda p: p.reward),
-                                cat(lambda p: p.done), cat(lambda p: p.expert), cat(lambda p: p.value))
+        return TransitionBuffer(
+            {g: cat(lambda p: p.rows[g]) for g in self.rows},
+            shifted("obs_row"),
+            shifted("next_row"),
+            cat(lambda p: p.action),
+            cat(lambda p: p.reward),
+            cat(lambda p: p.done),
+            cat(lambda p: p.expert),
+            cat(lambda p: p.value),
+        )
 
     def subset(self, mask: np.ndarray) -> "TransitionBuffer":
         """The transitions where `mask` holds, with only the observation rows they use (copied)."""
         obs_row, next_row = self.obs_row[mask], self.next_row[mask]
         used = np.union1d(obs_row, next_row)
-        return TransitionBuffer({g: v[used] for g, v in self.rows.items()}, np.searchsorted(used, obs_row),
-                                np.searchsorted(used, next_row), self.action[mask], self.reward[mask],
-                                self.done[mask], self.expert[mask], self.value[mask])
+        return TransitionBuffer(
+            {g: v[used] for g, v in self.rows.items()},
+            np.searchsorted(used, obs_row),
+            np.searchsorted(used, next_row),
+            self.action[mask],
+            self.reward[mask],
+            self.done[mask],
+            self.expert[mask],
+            self.value[mask],
+        )
 
     def batch(self, idx: np.ndarray, device: torch.device | str = "cpu") -> dict:
         t = lambda x: torch.as_tensor(x, dtype=torch.float32, device=device)  # noqa: E731
         rows_at = lambda index: {g: t(v[index]) for g, v in self.rows.items()}  # noqa: E731
-        return {"obs": rows_at(self.obs_row[idx]), "action": t(self.action[idx]), "reward": t(self.reward[idx]),
-                "next_obs": rows_at(self.next_row[idx]), "done": t(self.done[idx]),
-                "expert": t(self.expert[idx]), "value": t(self.value[idx])}
+        return {
+            "obs": rows_at(self.obs_row[idx]),
+            "action": t(self.action[idx]),
+            "reward": t(self.reward[idx]),
+            "next_obs": rows_at(self.next_row[idx]),
+            "done": t(self.done[idx]),
+            "expert": t(self.expert[idx]),
+            "value": t(self.value[idx]),
+        }
 
     def sample(self, batch_size: int, rng: np.random.Generator, device: torch.device | str = "cpu") -> dict:
         if len(self) == 0:

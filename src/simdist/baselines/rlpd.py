@@ -22,8 +22,16 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from simdist.baselines.common import (Actor, ActorAgent, BaselineConfig, QEnsemble, load_weights, polyak,
-                                      read_checkpoint_config, save_checkpoint)
+from simdist.baselines.common import (
+    Actor,
+    ActorAgent,
+    BaselineConfig,
+    QEnsemble,
+    load_weights,
+    polyak,
+    read_checkpoint_config,
+    save_checkpoint,
+)
 from simdist.baselines.replay import SymmetricSampler
 from simdist.model.world_model import ModelSpec
 
@@ -93,7 +101,7 @@ class SACLearner:
         cfg = self.cfg
         with torch.no_grad():
             next_u, next_logp = self.actor.sample(batch["next_obs"])
-            members = torch.randperm(cfg.num_qs, generator=self.generator)[:cfg.num_min_qs].to(self.device)
+            members = torch.randperm(cfg.num_qs, generator=self.generator)[: cfg.num_min_qs].to(self.device)
             next_q = self.target_critic(batch["next_obs"], next_u)[members].min(0).values
             if cfg.backup_entropy:
                 next_q = next_q - self.alpha * next_logp
@@ -159,8 +167,9 @@ class SACLearner:
         return {"actor": self.actor, "critic": self.critic, "target_critic": self.target_critic}
 
     def save(self, directory: str | Path) -> Path:
-        return save_checkpoint(directory, self.method, self.cfg, self.spec, self.modules(),
-                               {"log_alpha": float(self.log_alpha.detach())})
+        return save_checkpoint(
+            directory, self.method, self.cfg, self.spec, self.modules(), {"log_alpha": float(self.log_alpha.detach())}
+        )
 
     @classmethod
     def load(cls, directory: str | Path, device: torch.device | str = "cpu"):

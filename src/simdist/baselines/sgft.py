@@ -22,8 +22,7 @@ from typing import Any, Callable, ClassVar, Mapping
 import numpy as np
 import torch
 
-from simdist.baselines.common import (BaselineConfig, ValueNet, load_weights, read_checkpoint_config,
-                                      save_checkpoint)
+from simdist.baselines.common import BaselineConfig, ValueNet, load_weights, read_checkpoint_config, save_checkpoint
 from simdist.baselines.replay import TransitionBuffer
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.model.normalizer import STD_FLOOR
@@ -43,22 +42,40 @@ class SGFTConfig(SACConfig):
     value_fit_steps: int = 20_000  # regression of V_sim on the simulation labels
 
     PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, num_qs=2, num_min_qs=2,
-                    critic_layer_norm=False, utd_ratio=1, offline_ratio=0.0, max_updates_per_round=200,
-                    value_fit_steps=1000),
-        "paper": dict(encoder_preset="paper", hidden=(256, 256), batch_size=256, num_qs=2, num_min_qs=2,
-                      critic_layer_norm=False, utd_ratio=1, offline_ratio=0.0, value_fit_steps=100_000),
+        "cpu": dict(
+            encoder_preset="cpu",
+            hidden=(128, 128),
+            batch_size=64,
+            num_qs=2,
+            num_min_qs=2,
+            critic_layer_norm=False,
+            utd_ratio=1,
+            offline_ratio=0.0,
+            max_updates_per_round=200,
+            value_fit_steps=1000,
+        ),
+        "paper": dict(
+            encoder_preset="paper",
+            hidden=(256, 256),
+            batch_size=256,
+            num_qs=2,
+            num_min_qs=2,
+            critic_layer_norm=False,
+            utd_ratio=1,
+            offline_ratio=0.0,
+            value_fit_steps=100_000,
+        ),
     }
 
 
-def shaped_reward(reward: np.ndarray, v: np.ndarray, v_next: np.ndarray, done: np.ndarray,
-                  gamma: float) -> np.ndarray:
+def shaped_reward(reward: np.ndarray, v: np.ndarray, v_next: np.ndarray, done: np.ndarray, gamma: float) -> np.ndarray:
     """r + γ(1 − done)·V(o′) − V(o): potential-based shaping with a zero potential at terminal states."""
     return reward + gamma * (1.0 - done) * v_next - v
 
 
-def shape_transitions(buffer: TransitionBuffer, value_fn: ValueFn, gamma: float, scale: float = 1.0,
-                      ) -> TransitionBuffer:
+def shape_transitions(
+    buffer: TransitionBuffer, value_fn: ValueFn, gamma: float, scale: float = 1.0
+) -> TransitionBuffer:
     """A copy of `buffer` whose rewards are shaped by `scale · value_fn` (computed once, as SGFT does)."""
     if len(buffer) == 0:
         return buffer

@@ -64,8 +64,12 @@ def interrupted(args, err: KeyboardInterrupt) -> int:
     if args.command in RESUMABLE:
         log.error("interrupted (%s); completed work is kept in %s: rerun the same command to resume", signum.name, out)
     elif args.command == "generate":
-        log.error("interrupted (%s); %s keeps the episode files written so far (generation does not resume): add "
-                  "to it with another --seed, or start again in a new --out", signum.name, out)
+        log.error(
+            "interrupted (%s); %s keeps the episode files written so far (generation does not resume): add "
+            "to it with another --seed, or start again in a new --out",
+            signum.name,
+            out,
+        )
     else:
         log.error("interrupted (%s); nothing was written: rerun the command to start again", signum.name)
     return 128 + int(signum)
@@ -89,6 +93,13 @@ def choose_threads() -> int | None:
     if free >= default:
         return None
     torch.set_num_threads(free)
-    log.warning("%d of the %d cores free to this process are busy (load %.1f): PyTorch runs %d thread(s) instead of "
-                "%d; set OMP_NUM_THREADS=N to choose", cores - free, cores, load, free, default)
+    log.warning(
+        "%d of the %d cores free to this process are busy (load %.1f): PyTorch runs %d thread(s) instead of "
+        "%d; set OMP_NUM_THREADS=N to choose",
+        cores - free,
+        cores,
+        load,
+        free,
+        default,
+    )
     return free

@@ -6,18 +6,34 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-
 from simdist.data.episodes import read_info
+from simdist.overrides import split_sets
 from simdist.tasks import get_task, task_names
 from simdist.tasks.physics_files import load_physics_file
-from simdist.overrides import split_sets
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
 
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
-COUNTS = {"episodes": 1, "workers": 1, "trials": 1, "episodes_per_round": 1, "steps": 1, "finetune_steps": 1,
-          "repeats": 1, "batch": 1, "expert_budget": 1, "select_checkpoints": 1, "budget": 1,
-          "episodes_per_update": 1, "episodes_per_grid": 1, "probe_episodes": 1, "probes_per_episode": 1, "demos": 0,
-          "rounds": 0, "corrected_episodes": 0, "refine_rounds": 0}
+COUNTS = {
+    "episodes": 1,
+    "workers": 1,
+    "trials": 1,
+    "episodes_per_round": 1,
+    "steps": 1,
+    "finetune_steps": 1,
+    "repeats": 1,
+    "batch": 1,
+    "expert_budget": 1,
+    "select_checkpoints": 1,
+    "budget": 1,
+    "episodes_per_update": 1,
+    "episodes_per_grid": 1,
+    "probe_episodes": 1,
+    "probes_per_episode": 1,
+    "demos": 0,
+    "rounds": 0,
+    "corrected_episodes": 0,
+    "refine_rounds": 0,
+}
 # Non-negative real numbers, and shares within [0, 1].
 NON_NEGATIVE = ("takeover_rate", "ensemble_decay", "prior_weight")
 POSITIVE = ("takeover_s",)
@@ -84,8 +100,9 @@ def _check_grids(args, task) -> None:
     grids = getattr(args, "grid", None)
     for grid in [grids] if isinstance(grids, str) else list(grids or ()):
         if grid != "all" and grid not in task.grids:
-            raise ValueError(f"--grid {grid}: not a grid of task {task.spec.name!r}; valid grids: {list(task.grids)} "
-                             "(or all)")
+            raise ValueError(
+                f"--grid {grid}: not a grid of task {task.spec.name!r}; valid grids: {list(task.grids)} (or all)"
+            )
 
 
 def _check_dataset(path: str, name: str, task, command: str) -> None:
@@ -131,8 +148,9 @@ def check_physics_file(path: str, task=None, domain: str = "sim", option: str = 
         try:
             task.make_env(domain, str(file), seed=0)
         except (ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"{option} {path}: {err.args[0] if isinstance(err, KeyError) and err.args else err}") \
-                from None
+            raise ValueError(
+                f"{option} {path}: {err.args[0] if isinstance(err, KeyError) and err.args else err}"
+            ) from None
 
 
 def _check_out(args) -> None:

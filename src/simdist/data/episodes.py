@@ -96,11 +96,14 @@ class Episode:
                 raise DatasetError(f"{key} has shape {arr.shape}, expected {(L,)}")
         if self.expert_action is not None:
             if self.expert_action.shape != (L, info.action_dim):
-                raise DatasetError(f"expert_action has shape {self.expert_action.shape}, expected {(L, info.action_dim)}")
+                raise DatasetError(
+                    f"expert_action has shape {self.expert_action.shape}, expected {(L, info.action_dim)}"
+                )
             if self.expert is None:
                 raise DatasetError("expert_action needs the expert flags that say which steps it labels")
-        arrays = [self.action, *self.obs.values()] + [a for a in (self.command, self.reward, self.value,
-                                                                  self.expert_action) if a is not None]
+        arrays = [self.action, *self.obs.values()] + [
+            a for a in (self.command, self.reward, self.value, self.expert_action) if a is not None
+        ]
         if not all(np.isfinite(a).all() for a in arrays):
             raise DatasetError("episode contains NaN or Inf")
 
@@ -112,7 +115,11 @@ def create_dataset(root: str | Path, info: DatasetInfo) -> Path:
     if meta.exists():
         existing = read_info(root)
         if (existing.task, existing.obs_shapes, existing.action_dim, existing.command_dim) != (
-            info.task, info.obs_shapes, info.action_dim, info.command_dim):
+            info.task,
+            info.obs_shapes,
+            info.action_dim,
+            info.command_dim,
+        ):
             raise DatasetError(f"{root} already holds a dataset of a different task or shape: {existing}")
         return root
     (root / "episodes").mkdir(parents=True, exist_ok=True)
@@ -189,8 +196,12 @@ def _write_h5(tmp: Path, episodes: list[Episode], info: DatasetInfo) -> None:
         # with the expert flags (kept, as every label, only when every episode has them); an episode without
         # expert_action is its own target
         if all(e.expert is not None for e in episodes) and any(e.expert_action is not None for e in episodes):
-            f.create_dataset("expert_action", data=np.concatenate(
-                [e.action if e.expert_action is None else e.expert_action for e in episodes]).astype(np.float32))
+            f.create_dataset(
+                "expert_action",
+                data=np.concatenate(
+                    [e.action if e.expert_action is None else e.expert_action for e in episodes]
+                ).astype(np.float32),
+            )
         f.flush()
 
 
@@ -239,13 +250,16 @@ def read_episode_file(path: Path, info: DatasetInfo) -> list[Episode]:
         sl = slice(start, start + int(L))
         start += int(L)
         ep = Episode(
-            obs={g: v[sl] for g, v in obs.items()}, action=action[sl],
+            obs={g: v[sl] for g, v in obs.items()},
+            action=action[sl],
             command=None if command is None else command[sl],
             reward=None if labels["reward"] is None else labels["reward"][sl],
             value=None if labels["value"] is None else labels["value"][sl],
             expert=None if labels["expert"] is None else labels["expert"][sl],
             expert_action=None if labels["expert_action"] is None else labels["expert_action"][sl],
-            success=bool(success[i]), source_policy=sources[i], metrics=metrics[i],
+            success=bool(success[i]),
+            source_policy=sources[i],
+            metrics=metrics[i],
         )
         try:
             ep.validate(info)
@@ -275,17 +289,30 @@ def merge_datasets(out: str | Path, sources: list[str | Path], copy: bool = Fals
     if not sources:
         raise DatasetError("merge needs at least one source dataset")
     infos = [read_info(s) for s in sources]
-    key = lambda i: (i.domain, i.control_period_s, i.obs_shapes, i.action_dim, i.command_dim,  # noqa: E731
-                     i.action_low, i.action_high)
+    key = lambda i: (
+        i.domain,
+        i.control_period_s,
+        i.obs_shapes,
+        i.action_dim,
+        i.command_dim,  # noqa: E731
+        i.action_low,
+        i.action_high,
+    )
     for src, info in zip(sources[1:], infos[1:]):
         if key(info) != key(infos[0]):
-            raise DatasetError(f"{src} does not match {sources[0]} (domain, control period, observation shapes, "
-                               f"action/command size or bounds): {info} vs {infos[0]}")
+            raise DatasetError(
+                f"{src} does not match {sources[0]} (domain, control period, observation shapes, "
+                f"action/command size or bounds): {info} vs {infos[0]}"
+            )
     root = Path(out)
     if (root / "dataset.json").exists():
         raise DatasetError(f"{root} already holds a dataset; merge into a new directory")
-    merged = DatasetInfo(**{**asdict(infos[0]), "notes": "merged from " + ", ".join(
-        f"{s} ({i.task}: {i.notes})" for s, i in zip(sources, infos))})
+    merged = DatasetInfo(
+        **{
+            **asdict(infos[0]),
+            "notes": "merged from " + ", ".join(f"{s} ({i.task}: {i.notes})" for s, i in zip(sources, infos)),
+        }
+    )
     create_dataset(root, merged)
     for k, src in enumerate(sources):
         for f in episode_files(src):
@@ -295,4 +322,3 @@ def merge_datasets(out: str | Path, sources: list[str | Path], copy: bool = Fals
             else:
                 target.symlink_to(f.resolve())
     return root
-

@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, load_episodes,
-                                   write_episodes)
+from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.data.ray_generate import generate_on_ray, ray_cluster
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
@@ -47,8 +46,9 @@ GENERATION_PRESETS = {
     # Paper, manipulation: on U[1,5], off U[5,10] (the std range is not published; ours is in bounded units).
     "manipulation": GenerationConfig(),
     # Paper/authors, quadruped: on U[1,50), off U[25,500), σ ~ U[0.05, 2.5] per joint, 2.5 % never noised.
-    "quadruped": GenerationConfig(noise_on_steps=(1, 49), noise_off_steps=(25, 499),
-                                  noise_std_range=(0.05, 2.5), never_noise_prob=0.025),
+    "quadruped": GenerationConfig(
+        noise_on_steps=(1, 49), noise_off_steps=(25, 499), noise_std_range=(0.05, 2.5), never_noise_prob=0.025
+    ),
 }
 
 
@@ -96,8 +96,7 @@ def critic_values(critic, states: list[np.ndarray]) -> np.ndarray:
     return np.array([critic.value(s) for s in states], np.float64)
 
 
-def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig,
-                rng: np.random.Generator) -> Episode:
+def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig, rng: np.random.Generator) -> Episode:
     spec = task.spec
     low, high = np.array(spec.action_low), np.array(spec.action_high)
     noise = NoiseWindows(cfg, spec.action_dim, rng)
@@ -129,14 +128,27 @@ def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfi
         obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
         action=np.asarray(rec["action"], np.float32),
         command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
-        reward=np.asarray(rec["reward"], np.float32), value=critic_values(critic, rec["state"]).astype(np.float32),
-        expert=np.asarray(rec["expert"], bool), success=bool(metrics.get("success", 0.0)),
-        source_policy=policy.name, metrics=metrics,
+        reward=np.asarray(rec["reward"], np.float32),
+        value=critic_values(critic, rec["state"]).astype(np.float32),
+        expert=np.asarray(rec["expert"], bool),
+        success=bool(metrics.get("success", 0.0)),
+        source_policy=policy.name,
+        metrics=metrics,
     )
 
 
-def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, cfg: GenerationConfig,
-            physics, queue, parent_pid: int | None = None, setup=None) -> None:
+def _worker(
+    task_name: str,
+    out: str,
+    n_episodes: int,
+    seed: int,
+    worker: int,
+    cfg: GenerationConfig,
+    physics,
+    queue,
+    parent_pid: int | None = None,
+    setup=None,
+) -> None:
     """Episodes are written in files of `cfg.episodes_per_file`. A worker whose parent is gone (killed, so it
     could not stop its workers) stops before its next episode rather than writing on as an orphan."""
 
@@ -163,9 +175,19 @@ def _worker(task_name: str, out: str, n_episodes: int, seed: int, worker: int, c
             queue.put(1)
 
 
-def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int = 0,
-             cfg: GenerationConfig | None = None, physics=None, progress: bool = True, setup=None,
-             notes: str = "", ray: str | None = None) -> dict:
+def generate(
+    task,
+    out: str | Path,
+    episodes: int,
+    workers: int = 1,
+    seed: int = 0,
+    cfg: GenerationConfig | None = None,
+    physics=None,
+    progress: bool = True,
+    setup=None,
+    notes: str = "",
+    ray: str | None = None,
+) -> dict:
     """Generate `episodes` episodes with `workers` processes into the dataset `out`; returns its statistics. With
     `ray` (a cluster address, "auto" or "local") the workers run as Ray tasks (data/ray_generate.py): the same
     episodes in the same files.
@@ -183,34 +205,61 @@ def generate(task, out: str | Path, episodes: int, workers: int = 1, seed: int =
         return _generate(task, out, episodes, workers, seed, cfg, physics, progress, setup, notes, ray is not None)
 
 
-def _generate(task, out, episodes: int, workers: int, seed: int, cfg: GenerationConfig, physics, progress: bool,
-              setup, notes: str, on_ray: bool) -> dict:
+def _generate(
+    task,
+    out,
+    episodes: int,
+    workers: int,
+    seed: int,
+    cfg: GenerationConfig,
+    physics,
+    progress: bool,
+    setup,
+    notes: str,
+    on_ray: bool,
+) -> dict:
     spec = task.spec
-    create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
-                                    obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                    command_dim=spec.command_dim, action_low=spec.action_low,
-                                    action_high=spec.action_high, notes=f"Alg. 2 generation {asdict(cfg)}{notes}"))
+    create_dataset(
+        out,
+        DatasetInfo(
+            task=spec.name,
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=f"Alg. 2 generation {asdict(cfg)}{notes}",
+        ),
+    )
     task.critic()  # fail early, before starting workers, if the critic is missing
     clash = sorted(Path(out, "episodes").glob(f"s{seed}_w*.h5"))
     if clash:
-        raise DatasetError(f"{out} already holds {len(clash)} episode file(s) generated with seed {seed} (e.g. "
-                           f"{clash[0].name}); generation does not resume, and recorded data is never overwritten: "
-                           f"use a new --out, another --seed to add episodes to this dataset, or delete them first")
+        raise DatasetError(
+            f"{out} already holds {len(clash)} episode file(s) generated with seed {seed} (e.g. "
+            f"{clash[0].name}); generation does not resume, and recorded data is never overwritten: "
+            f"use a new --out, another --seed to add episodes to this dataset, or delete them first"
+        )
     shares = [episodes // workers + (w < episodes % workers) for w in range(workers)]
     start = time.perf_counter()
     bar = progress_bar(total=episodes, disable=not progress, desc=f"generate {spec.name}", unit="ep")
     if on_ray:
         generate_on_ray(out, shares, seed, cfg, physics, setup, bar, _worker)
     elif workers == 1:
+
         class _Bar:
             put = staticmethod(lambda n: bar.update(n))
+
         _worker(spec.name, str(out), episodes, seed, 0, cfg, physics, _Bar, setup=setup)
     else:
         ctx = mp.get_context("spawn")
         queue = ctx.Queue()
-        procs = [ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue, os.getpid(),
-                                                   setup))
-                 for w, n in enumerate(shares) if n]
+        procs = [
+            ctx.Process(target=_worker, args=(spec.name, str(out), n, seed, w, cfg, physics, queue, os.getpid(), setup))
+            for w, n in enumerate(shares)
+            if n
+        ]
         for p in procs:
             p.start()
         try:
@@ -257,11 +306,16 @@ def dataset_statistics(root: str | Path) -> dict:
         by_source.setdefault(e.source_policy, []).append(e.success)
     labelled = [e for e in episodes if e.expert is not None]
     return {
-        "task": info.task, "domain": info.domain, "episodes": len(episodes), "steps": steps,
-        "steps_generated": steps, "robot_minutes": steps * info.control_period_s / 60.0,
+        "task": info.task,
+        "domain": info.domain,
+        "episodes": len(episodes),
+        "steps": steps,
+        "steps_generated": steps,
+        "robot_minutes": steps * info.control_period_s / 60.0,
         "expert_action_share": float(np.mean(np.concatenate([e.expert for e in labelled]))) if labelled else None,
         "mean_step_reward": float(np.mean(np.concatenate([e.reward for e in labelled]))) if labelled else None,
         "success_rate": float(np.mean([e.success for e in episodes])) if episodes else 0.0,
-        "success_by_source": {k: {"episodes": len(v), "success_rate": float(np.mean(v))}
-                              for k, v in sorted(by_source.items())},
+        "success_by_source": {
+            k: {"episodes": len(v), "success_rate": float(np.mean(v))} for k, v in sorted(by_source.items())
+        },
     }

@@ -29,8 +29,9 @@ def ray_available() -> bool:
     return importlib.util.find_spec("ray") is not None
 
 
-def _worker_files(info: dict, task_name: str, n: int, seed: int, worker: int, cfg, physics, setup,
-                  run_worker) -> dict[str, bytes]:
+def _worker_files(
+    info: dict, task_name: str, n: int, seed: int, worker: int, cfg, physics, setup, run_worker
+) -> dict[str, bytes]:
     """One generation worker's episode files (name → bytes), written into a scratch dataset on this node."""
     with tempfile.TemporaryDirectory(prefix="simdist-ray-") as scratch:
         create_dataset(scratch, DatasetInfo(**info))
@@ -70,11 +71,17 @@ def generate_on_ray(out: str | Path, shares: list[int], seed: int, cfg, physics,
     info = asdict(read_info(out))
     if isinstance(physics, (str, Path)):  # a file on this machine: its contents travel, not its path
         physics = load_physics_file(physics)
-    log.info("generating on Ray: %d tasks over the cluster's %s CPUs", sum(1 for n in shares if n),
-             ray.cluster_resources().get("CPU", "?"))
+    log.info(
+        "generating on Ray: %d tasks over the cluster's %s CPUs",
+        sum(1 for n in shares if n),
+        ray.cluster_resources().get("CPU", "?"),
+    )
     task = ray.remote(num_cpus=1)(_worker_files)
-    pending = {task.remote(info, info["task"], n, seed, w, cfg, physics, setup, run_worker): n
-               for w, n in enumerate(shares) if n}
+    pending = {
+        task.remote(info, info["task"], n, seed, w, cfg, physics, setup, run_worker): n
+        for w, n in enumerate(shares)
+        if n
+    }
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

@@ -27,8 +27,10 @@ def physics_content(physics) -> dict | None:
 def run_inputs(physics=None, mppi=None) -> dict:
     """The `inputs` every result carries: the physics override's content (and its file), and the planner's full
     settings where a planner is involved (an MPPIConfig; None otherwise)."""
-    out = {"physics": physics_content(physics),
-           "physics_file": None if physics is None or isinstance(physics, dict) else str(physics)}
+    out = {
+        "physics": physics_content(physics),
+        "physics_file": None if physics is None or isinstance(physics, dict) else str(physics),
+    }
     if mppi is not None:
         out["mppi"] = dataclasses.asdict(mppi)
     return out
@@ -67,8 +69,11 @@ def input_hashes(checkpoint=None, physics=None, sim_data=None, initial_data=None
     if checkpoint is not None:
         out["--checkpoint"] = {"path": str(checkpoint), "sha256": checkpoint_hash(checkpoint)}
     if physics is not None:
-        out["--physics"] = {"path": "(dict)" if isinstance(physics, dict) else str(physics),
-                            "sha256": physics_hash(physics), "content": physics_content(physics)}
+        out["--physics"] = {
+            "path": "(dict)" if isinstance(physics, dict) else str(physics),
+            "sha256": physics_hash(physics),
+            "content": physics_content(physics),
+        }
     for option, data in (("--sim-data", sim_data), ("--initial-data", initial_data)):
         if data is not None:
             out[option] = {"path": str(data), "sha256": dataset_hash(data)}
@@ -82,9 +87,13 @@ def changed_inputs(recorded: dict, now: dict) -> list[str]:
     for option in sorted(set(recorded) | set(now)):
         before, after = recorded.get(option), now.get(option)
         if before is None or after is None:
-            out.append(f"{option} was {'not given' if before is None else before['path']} when this run started, "
-                       f"now {'not given' if after is None else after['path']}")
+            out.append(
+                f"{option} was {'not given' if before is None else before['path']} when this run started, "
+                f"now {'not given' if after is None else after['path']}"
+            )
         elif before["sha256"] != after["sha256"]:
-            out.append(f"{option} {after['path']} changed since this run started (sha256 {before['sha256'][:8]}… → "
-                       f"{after['sha256'][:8]}…)")
+            out.append(
+                f"{option} {after['path']} changed since this run started (sha256 {before['sha256'][:8]}… → "
+                f"{after['sha256'][:8]}…)"
+            )
     return out

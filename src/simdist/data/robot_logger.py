@@ -29,12 +29,29 @@ class EpisodeLogger:
     error instead of corrupting the dataset later.
     """
 
-    def __init__(self, root: str | Path, task: str, obs_shapes: dict[str, tuple[int, ...]], action_dim: int,
-                 control_period_s: float, command_dim: int = 0, action_low: tuple[float, ...] = (),
-                 action_high: tuple[float, ...] = (), notes: str = ""):
-        self.info = DatasetInfo(task=task, domain="real", control_period_s=control_period_s,
-                                obs_shapes=obs_shapes, action_dim=action_dim, command_dim=command_dim,
-                                action_low=action_low, action_high=action_high, notes=notes)
+    def __init__(
+        self,
+        root: str | Path,
+        task: str,
+        obs_shapes: dict[str, tuple[int, ...]],
+        action_dim: int,
+        control_period_s: float,
+        command_dim: int = 0,
+        action_low: tuple[float, ...] = (),
+        action_high: tuple[float, ...] = (),
+        notes: str = "",
+    ):
+        self.info = DatasetInfo(
+            task=task,
+            domain="real",
+            control_period_s=control_period_s,
+            obs_shapes=obs_shapes,
+            action_dim=action_dim,
+            command_dim=command_dim,
+            action_low=action_low,
+            action_high=action_high,
+            notes=notes,
+        )
         self.root = create_dataset(root, self.info)
         self._steps: list[tuple[dict[str, np.ndarray], np.ndarray, bool]] = []
         self._open = False
@@ -56,11 +73,14 @@ class EpisodeLogger:
         clean = {}
         for name, shape in groups.items():
             if name not in obs:
-                raise DatasetError(f"step {len(self._steps)}: observation is missing {name!r}; expected {sorted(groups)}")
+                raise DatasetError(
+                    f"step {len(self._steps)}: observation is missing {name!r}; expected {sorted(groups)}"
+                )
             arr = np.asarray(obs[name], np.float32)
             if arr.shape != tuple(shape) or not np.isfinite(arr).all():
-                raise DatasetError(f"step {len(self._steps)}: {name!r} must be finite with shape {tuple(shape)}, "
-                                   f"got {arr.shape}")
+                raise DatasetError(
+                    f"step {len(self._steps)}: {name!r} must be finite with shape {tuple(shape)}, got {arr.shape}"
+                )
             clean[name] = arr
         action = np.asarray(action, np.float32).reshape(-1)
         if action.shape != (self.info.action_dim,) or not np.isfinite(action).all():
@@ -77,10 +97,15 @@ class EpisodeLogger:
         obs = {g: np.stack([s[0][g] for s in self._steps]) for g in self.info.obs_shapes}
         command = np.stack([s[0][COMMAND_KEY] for s in self._steps]) if self.info.command_dim else None
         flags = np.array([s[2] for s in self._steps])
-        episode = Episode(obs=obs, action=np.stack([s[1] for s in self._steps]), command=command,
-                          expert=flags if flags.any() else None,  # operator flags, only when there were takeovers
-                          success=bool(success), source_policy="robot+operator" if flags.any() else "robot",
-                          metrics=dict(metrics or {}))
+        episode = Episode(
+            obs=obs,
+            action=np.stack([s[1] for s in self._steps]),
+            command=command,
+            expert=flags if flags.any() else None,  # operator flags, only when there were takeovers
+            success=bool(success),
+            source_policy="robot+operator" if flags.any() else "robot",
+            metrics=dict(metrics or {}),
+        )
         ns = time.time_ns()  # readable and in logging order, also for episodes ended within one second
         name = name or time.strftime("%Y%m%d-%H%M%S", time.gmtime(ns // 1_000_000_000)) + f"-{ns % 1_000_000_000:09d}"
         self._steps = []

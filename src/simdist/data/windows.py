@@ -25,9 +25,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, episode_files, episode_lengths, read_episode_file,
-                                   read_info)
-
+from simdist.data.episodes import (
+    DatasetError,
+    DatasetInfo,
+    Episode,
+    episode_files,
+    episode_lengths,
+    read_episode_file,
+    read_info,
+)
 
 STATS_CHUNK = 65_536  # rows per float64 chunk when computing normaliser statistics
 
@@ -39,8 +45,15 @@ class Stats:
 
 
 class WindowDataset:
-    def __init__(self, info: DatasetInfo, episodes: list[Episode], history: int, horizon: int,
-                 device: torch.device | str = "cpu", tail_windows: bool = False):
+    def __init__(
+        self,
+        info: DatasetInfo,
+        episodes: list[Episode],
+        history: int,
+        horizon: int,
+        device: torch.device | str = "cpu",
+        tail_windows: bool = False,
+    ):
         self.tail_windows = tail_windows
         usable = [e for e in episodes if len(e) > self._min_length(horizon)]
         self._fill(info, history, horizon, device, [len(e) for e in usable], iter(usable))
@@ -50,8 +63,14 @@ class WindowDataset:
         return 0 if self.tail_windows else horizon
 
     @classmethod
-    def from_dir(cls, root: str | Path, history: int, horizon: int,
-                 device: torch.device | str = "cpu", tail_windows: bool = False) -> "WindowDataset":
+    def from_dir(
+        cls,
+        root: str | Path,
+        history: int,
+        horizon: int,
+        device: torch.device | str = "cpu",
+        tail_windows: bool = False,
+    ) -> "WindowDataset":
         """Stream a dataset directory file by file into preallocated arrays: the peak memory is the dataset plus
         one file, not the episodes plus their concatenation (twice the dataset)."""
         data = cls.__new__(cls)
@@ -64,11 +83,20 @@ class WindowDataset:
         def usable():
             for path in files:
                 yield from (e for e in read_episode_file(path, info) if len(e) > shortest)
+
         data._fill(info, history, horizon, device, lengths, usable(), source=f" in {root}")
         return data
 
-    def _fill(self, info: DatasetInfo, history: int, horizon: int, device: torch.device | str,
-              lengths: list[int], episodes: Iterator[Episode], source: str = "") -> None:
+    def _fill(
+        self,
+        info: DatasetInfo,
+        history: int,
+        horizon: int,
+        device: torch.device | str,
+        lengths: list[int],
+        episodes: Iterator[Episode],
+        source: str = "",
+    ) -> None:
         if not lengths:
             need = "has a step" if self.tail_windows else f"is longer than the horizon T={horizon}"
             raise DatasetError(f"no episode{source} {need}; nothing to train on")
@@ -178,6 +206,7 @@ class WindowDataset:
 
     def statistics(self) -> dict[str, Stats]:
         """Per-dimension mean/std of every normalised field (labels from labelled steps only)."""
+
         def stats(x: torch.Tensor) -> Stats:  # float64 sums over row chunks: no float64 copy of the whole field
             total = torch.zeros(x.shape[1:], dtype=torch.float64, device=x.device)
             squares = torch.zeros_like(total)

@@ -63,11 +63,13 @@ class DiagnoseConfig:
 
 def spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
+
     def ranks(v):
         r = np.empty(len(v))
         r[np.argsort(v, kind="mergesort")] = np.arange(len(v))
         _, group, size = np.unique(v, return_inverse=True, return_counts=True)
         return np.bincount(group, weights=r)[group] / size[group]  # tied values share their mean rank
+
     rx, ry = ranks(np.asarray(x, float)), ranks(np.asarray(y, float))
     if rx.std() == 0 or ry.std() == 0:
         return float("nan")
@@ -75,21 +77,34 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 @torch.no_grad()
-def probe_plan(model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, critic, plan: PlanResult,
-               generator: torch.Generator) -> dict[str, float]:
+def probe_plan(
+    model: WorldModel, mppi: MPPIConfig, ctx: PlanningContext, env, critic, plan: PlanResult, generator: torch.Generator
+) -> dict[str, float]:
     """Open-loop check of one plan: MPPI's first-iteration candidates (around the BC chunk), the plan and the
     chunk, ranked by the learned model and by the simulator."""
     head = model.plan_policy_n(ctx)[0]
     T, A = head.shape
     draw = lambda n: torch.randn((n, T, A), generator=generator, device=head.device)
-    cands = torch.cat((head + mppi.init_std * draw(mppi.samples), head + mppi.policy_noise_std * draw(mppi.policy_samples),
-                       plan.mean[None], head[None]))
+    cands = torch.cat(
+        (
+            head + mppi.init_std * draw(mppi.samples),
+            head + mppi.policy_noise_std * draw(mppi.policy_samples),
+            plan.mean[None],
+            head[None],
+        )
+    )
     norm = model.normalizer
-    low, high = (norm.normalize(ACTION, torch.tensor(b, device=head.device)) for b in
-                 (model.spec.action_low, model.spec.action_high)) if model.spec.action_low else (None, None)
+    low, high = (
+        (
+            norm.normalize(ACTION, torch.tensor(b, device=head.device))
+            for b in (model.spec.action_low, model.spec.action_high)
+        )
+        if model.spec.action_low
+        else (None, None)
+    )
     if low is not None:
         cands = torch.maximum(torch.minimum(cands, high), low)
-    g, gT = mppi.discount, mppi.discount ** T
+    g, gT = mppi.discount, mppi.discount**T
     pred_r, pred_v = model.return_parts_n(ctx, model.latents_n(ctx.dynamics_kv, cands), cands, g)
     rollouts = simulator_rollouts(env, critic, norm.denormalize(ACTION, cands).cpu().numpy())
     true_r = rollouts.rewards @ (g ** np.arange(T))
@@ -163,8 +178,14 @@ class ProbingMPPIAgent(MPPIAgent):
 def value_error_on_data(model: WorldModel, episodes: list[Episode], windows: int) -> float:
     """Mean |V(E(o_{t+1..t+T}))_T − V^e(s_{t+T})| over data windows: the value head's error where it was trained."""
     spec = model.spec
-    info = DatasetInfo(task="", domain="", control_period_s=0.0, obs_shapes=spec.obs_shapes,
-                       action_dim=spec.action_dim, command_dim=spec.command_dim)
+    info = DatasetInfo(
+        task="",
+        domain="",
+        control_period_s=0.0,
+        obs_shapes=spec.obs_shapes,
+        action_dim=spec.action_dim,
+        command_dim=spec.command_dim,
+    )
     data = WindowDataset(info, episodes, model.cfg.history, model.cfg.horizon, device=next(model.parameters()).device)
     batch = data.batch(np.linspace(0, len(data) - 1, min(windows, len(data))).astype(int))
     z = model.encode(batch["future_obs"])  # (B, T, d)
@@ -190,27 +211,39 @@ def verdict(success: dict[str, float], trials: int, probe: dict[str, float]) -> 
     else:
         lead = f"MPPI ({s['mppi']}) loses to the BC head ({s['head']})"
         if beats("mppi_true_dynamics", "mppi"):
-            return "dynamics", (f"{lead}; with the simulator as its dynamics it reaches {s['mppi_true_dynamics']}: "
-                                "the learned dynamics loses.")
+            return "dynamics", (
+                f"{lead}; with the simulator as its dynamics it reaches {s['mppi_true_dynamics']}: "
+                "the learned dynamics loses."
+            )
         if beats("mppi_true_model", "mppi_true_dynamics"):
             part = "value" if probe["share_value"] >= probe["share_reward"] else "reward"
-            return part, (f"{lead}; the simulator as dynamics does not help ({s['mppi_true_dynamics']}) but the true "
-                          f"return does ({s['mppi_true_model']}): the learned {part} loses (it accounts for "
-                          f"{probe['share_' + part]:.2f} of the candidate ranking's gap to ρ = 1).")
+            return part, (
+                f"{lead}; the simulator as dynamics does not help ({s['mppi_true_dynamics']}) but the true "
+                f"return does ({s['mppi_true_model']}): the learned {part} loses (it accounts for "
+                f"{probe['share_' + part]:.2f} of the candidate ranking's gap to ρ = 1)."
+            )
         if not beats("head", "mppi_true_model"):
-            return "search", (f"{lead}, and only the true return brings the planner to the head's level "
-                              f"({s['mppi_true_model']}): the dynamics and the return each lose a little.")
-        return "search", (f"{lead}, and even with the true dynamics and return it reaches {s['mppi_true_model']}: "
-                          "the search (sampler, horizon, temperature) loses.")
+            return "search", (
+                f"{lead}, and only the true return brings the planner to the head's level "
+                f"({s['mppi_true_model']}): the dynamics and the return each lose a little."
+            )
+        return "search", (
+            f"{lead}, and even with the true dynamics and return it reaches {s['mppi_true_model']}: "
+            "the search (sampler, horizon, temperature) loses."
+        )
     shares = {part: probe[f"share_{part}"] for part in ("dynamics", "reward", "value")}
     part = max(shares, key=shares.get)
     if shares[part] < SMALL_SHARE:
-        return "search", (f"{lead}, and the learned model ranks candidates nearly as the simulator does (ρ = "
-                          f"{probe['rho_learned_model']:.2f}; no part costs {SMALL_SHARE} of ρ): nothing in the model "
-                          "loses.")
-    return part, (f"{lead} in closed loop; open loop the learned {part} costs the candidate ranking most "
-                  f"(ρ(predicted, true return) = {probe['rho_learned_model']:.2f}; the {part} accounts for "
-                  f"{shares[part]:.2f} of the gap to 1).")
+        return "search", (
+            f"{lead}, and the learned model ranks candidates nearly as the simulator does (ρ = "
+            f"{probe['rho_learned_model']:.2f}; no part costs {SMALL_SHARE} of ρ): nothing in the model "
+            "loses."
+        )
+    return part, (
+        f"{lead} in closed loop; open loop the learned {part} costs the candidate ranking most "
+        f"(ρ(predicted, true return) = {probe['rho_learned_model']:.2f}; the {part} accounts for "
+        f"{shares[part]:.2f} of the gap to 1)."
+    )
 
 
 def summarise_probes(probes: list[dict[str, float]]) -> dict[str, float]:
@@ -220,8 +253,15 @@ def summarise_probes(probes: list[dict[str, float]]) -> dict[str, float]:
     return out
 
 
-def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, physics=None,
-             data: list[Episode] | None = None, progress: bool = False) -> dict:
+def diagnose(
+    task,
+    model: WorldModel,
+    mppi: MPPIConfig,
+    cfg: DiagnoseConfig,
+    physics=None,
+    data: list[Episode] | None = None,
+    progress: bool = False,
+) -> dict:
     """Run the four agents on the same trials, probe `mppi`'s plans, and name the part that loses."""
     grid = cfg.grid or default_grid(task)
     ics = task.initial_conditions(grid, cfg.trials, seed=cfg.seed)
@@ -247,10 +287,18 @@ def diagnose(task, model: WorldModel, mppi: MPPIConfig, cfg: DiagnoseConfig, phy
         probe["value_error_data_states"] = value_error_on_data(model, data, cfg.data_windows)
     success = {k: v["success_rate"] for k, v in results.items()}
     part, sentence = verdict(success, cfg.trials, probe)
-    return {"task": task.spec.name, "domain": cfg.domain, "grid": grid, "config": asdict(cfg), "mppi": asdict(mppi),
-            "agents": results, "probes": probe,
-            "latent_error_by_horizon": latent_prediction_error(model, episodes["mppi"]).tolist(),
-            "loser": part, "verdict": sentence}
+    return {
+        "task": task.spec.name,
+        "domain": cfg.domain,
+        "grid": grid,
+        "config": asdict(cfg),
+        "mppi": asdict(mppi),
+        "agents": results,
+        "probes": probe,
+        "latent_error_by_horizon": latent_prediction_error(model, episodes["mppi"]).tolist(),
+        "loser": part,
+        "verdict": sentence,
+    }
 
 
 __all__ = ["AGENTS", "DiagnoseConfig", "PARTS", "diagnose", "probe_plan", "spearman", "verdict"]
@@ -269,8 +317,10 @@ def plot_diagnosis(result: dict, path) -> None:
     parts = ("dynamics", "reward", "value")
     axes[1].bar(range(len(parts)), [result["probes"].get(f"share_{p}", np.nan) for p in parts])
     axes[1].set_xticks(range(len(parts)), parts)
-    axes[1].set(ylabel="Shapley share of 1 − ρ",
-                title=f"candidate ranking (ρ = {result['probes'].get('rho_learned_model', np.nan):.2f})")
+    axes[1].set(
+        ylabel="Shapley share of 1 − ρ",
+        title=f"candidate ranking (ρ = {result['probes'].get('rho_learned_model', np.nan):.2f})",
+    )
     err = result["latent_error_by_horizon"]
     axes[2].plot(range(1, len(err) + 1), err, marker="o")
     axes[2].set(xlabel="horizon step k", ylabel="‖ẑ − E(o)‖² (mean)", title="latent prediction error")

@@ -6,17 +6,22 @@ from __future__ import annotations
 import html
 import re
 
-_STYLE = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;line-height:1.45}"
-          "table{border-collapse:collapse;margin:0.5em 0}th,td{border:1px solid #ccc;padding:0.25em 0.6em;"
-          "text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
-          "code{background:#f3f3f3;padding:0 0.2em}")
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;line-height:1.45}"
+    "table{border-collapse:collapse;margin:0.5em 0}th,td{border:1px solid #ccc;padding:0.25em 0.6em;"
+    "text-align:left;vertical-align:top}th{background:#f3f3f3}img{max-width:100%}"
+    "code{background:#f3f3f3;padding:0 0.2em}"
+)
 
 
 def inline(text: str) -> str:
     """Escape, then images, `code` and **bold**."""
     out = html.escape(text, quote=False)
-    out = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)",
-                 lambda m: f'<img src="{html.escape(m.group(2))}" alt="{html.escape(m.group(1))}">', out)
+    out = re.sub(
+        r"!\[([^\]]*)\]\(([^)\s]+)\)",
+        lambda m: f'<img src="{html.escape(m.group(2))}" alt="{html.escape(m.group(1))}">',
+        out,
+    )
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
@@ -52,8 +57,7 @@ def markdown_to_html(md: str, title: str) -> str:
         else:
             kind = _kind(line)
             block = []
-            while i < len(lines) and lines[i].strip() and not lines[i].startswith("#") and \
-                    _kind(lines[i]) == kind:
+            while i < len(lines) and lines[i].strip() and not lines[i].startswith("#") and _kind(lines[i]) == kind:
                 block.append(lines[i])
                 i += 1
             if kind == "table":
@@ -62,5 +66,7 @@ def markdown_to_html(md: str, title: str) -> str:
                 blocks.append("<ul>" + "".join(f"<li>{inline(b[2:])}</li>" for b in block) + "</ul>")
             else:
                 blocks.append(f"<p>{inline(' '.join(block))}</p>")
-    return (f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_STYLE}</style></head><body>\n" + "\n".join(blocks) + "\n</body></html>\n")
+    return (
+        f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(blocks) + "\n</body></html>\n"
+    )

@@ -16,8 +16,14 @@ MAX_WINDOWS = 4096
 def latent_prediction_error(model: WorldModel, episodes: list[Episode]) -> np.ndarray:
     """Mean ‖ẑ_{t+k} − E(o_{t+k})‖² per horizon step k = 1..T over every window of `episodes` (Fig. 8a)."""
     spec = model.spec
-    info = DatasetInfo(task="", domain="", control_period_s=0.0, obs_shapes=spec.obs_shapes,
-                       action_dim=spec.action_dim, command_dim=spec.command_dim)
+    info = DatasetInfo(
+        task="",
+        domain="",
+        control_period_s=0.0,
+        obs_shapes=spec.obs_shapes,
+        action_dim=spec.action_dim,
+        command_dim=spec.command_dim,
+    )
     device = next(model.parameters()).device
     data = WindowDataset(info, episodes, model.cfg.history, model.cfg.horizon, device=device)
     ids = np.arange(len(data))[:: max(1, len(data) // MAX_WINDOWS)]

@@ -17,8 +17,11 @@ from simdist.eval.html import markdown_to_html  # noqa: E402
 from simdist.eval.rollout import wilson_interval  # noqa: E402
 
 # Table I metrics (`sim`): success, and where reported progress and the dense return (the paper's quadruped metric)
-TABLE_ONE_METRICS = (("success_rate", "success"), ("mean_progress_m", "progress (m)"),
-                     ("mean_return", "episode return"))
+TABLE_ONE_METRICS = (
+    ("success_rate", "success"),
+    ("mean_progress_m", "progress (m)"),
+    ("mean_return", "episode return"),
+)
 
 
 def _grid_cell(grid: str, m: dict) -> str:
@@ -34,8 +37,10 @@ def _learning_curve(out: Path, results: dict) -> str:
         before = minutes_before(res["rounds"])  # the table's "real minutes finetuned on"
         rates = [r["success_rate"] for r in res["rounds"]]
         bands = [_round_interval(r) or (rate, rate) for r, rate in zip(res["rounds"], rates)]
-        errors = [[max(0.0, rate - lo) for rate, (lo, _) in zip(rates, bands)],
-                  [max(0.0, hi - rate) for rate, (_, hi) in zip(rates, bands)]]
+        errors = [
+            [max(0.0, rate - lo) for rate, (lo, _) in zip(rates, bands)],
+            [max(0.0, hi - rate) for rate, (_, hi) in zip(rates, bands)],
+        ]
         axes[0][0].errorbar(before, rates, yerr=errors, marker="o", capsize=3, label=f"{grid} (95 % interval)")
         if with_progress:
             axes[0][1].plot(before, [round_progress(r) or 0.0 for r in res["rounds"]], marker="o", label=grid)
@@ -133,9 +138,13 @@ def _video_lines(videos: list[dict] | None, seconds: float | None) -> list[str]:
     if videos is None:
         return lines + ["Not recorded (`--no-video`).", ""]
     limit = f"at most {seconds:g} s" if seconds else "a short part"
-    lines += [f"One extra episode per evaluation stage from the grid's first evaluation initial condition, filmed "
-              f"for {limit} of robot time; it is not part of any dataset or success rate.", "",
-              "| stage | video | outcome |", "|---|---|---|"]
+    lines += [
+        f"One extra episode per evaluation stage from the grid's first evaluation initial condition, filmed "
+        f"for {limit} of robot time; it is not part of any dataset or success rate.",
+        "",
+        "| stage | video | outcome |",
+        "|---|---|---|",
+    ]
     for v in videos:
         if v.get("path"):
             lines.append(f"| {v['label']} | ![{v['label']}]({v['path']}) | {_video_outcome(v)} |")
@@ -175,8 +184,10 @@ ROUND_COLUMNS = (
     ("progress", lambda r: "" if round_progress(r) is None else f"{round_progress(r):.2f} m"),
     ("successes per robot minute", lambda r: f"{r['successes_per_minute']:.2f}" if "successes_per_minute" in r else ""),
     ("held-out latent error, mean over k=1..T (pretrained → finetuned)", _latent_error_cell),
-    ("per grid: success / progress",
-     lambda r: ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items())),
+    (
+        "per grid: success / progress",
+        lambda r: ", ".join(_grid_cell(g, m) for g, m in r.get("metrics_by_grid", {}).items()),
+    ),
 )
 
 
@@ -188,16 +199,21 @@ def _rounds_table(rounds: list[dict]) -> list[str]:
     return lines + ["| " + " | ".join(row[c] for c in keep) + " |" for row in cells]
 
 
-READING_NOTE = ("Each round's success is over that round's real episodes; the 95 % interval beside it (Wilson) says "
-                "how far chance alone moves it, so read rounds whose intervals overlap as level. What adaptation "
-                "changes is the dynamics: the held-out latent error is its prediction error on real episodes it was "
-                "not finetuned on, before and after (Fig. 8a).")
+READING_NOTE = (
+    "Each round's success is over that round's real episodes; the 95 % interval beside it (Wilson) says "
+    "how far chance alone moves it, so read rounds whose intervals overlap as level. What adaptation "
+    "changes is the dynamics: the held-out latent error is its prediction error on real episodes it was "
+    "not finetuned on, before and after (Fig. 8a)."
+)
 
 
 def _dataset_line(stats: dict) -> str:
-    parts = {"episodes": lambda v: f"{v:,} episodes", "steps": lambda v: f"{v:,} steps",
-             "expert_action_share": lambda v: f"expert-action share {v:.2f}",
-             "success_rate": lambda v: f"success {v:.2f}"}
+    parts = {
+        "episodes": lambda v: f"{v:,} episodes",
+        "steps": lambda v: f"{v:,} steps",
+        "expert_action_share": lambda v: f"expert-action share {v:.2f}",
+        "success_rate": lambda v: f"success {v:.2f}",
+    }
     return ", ".join(fmt(stats[k]) for k, fmt in parts.items() if k in stats)
 
 
@@ -218,8 +234,11 @@ def adaptation_verdict(rounds: list[dict]) -> str:
     b0, b1 = _round_interval(first), _round_interval(last)
     beyond = bool(b0 and b1 and (b1[0] > b0[1] or b1[1] < b0[0]))
     if b0 and b1:
-        text += (f", a {'gain' if s1 > s0 else 'loss'} beyond chance (the 95 % intervals do not overlap)" if beyond
-                 else ", within chance (the 95 % intervals overlap)")
+        text += (
+            f", a {'gain' if s1 > s0 else 'loss'} beyond chance (the 95 % intervals do not overlap)"
+            if beyond
+            else ", within chance (the 95 % intervals overlap)"
+        )
     # from a zero shot of 0, "twice the zero shot" is any success at all: it must then be beyond chance
     met = s1 >= 0.8 or (s1 > s0 and s1 >= 2 * s0 and (s0 > 0 or beyond))
     text += f"; the paper's target (≥ 2× zero shot or ≥ 0.8) is {'met' if met else 'not met'}."
@@ -229,34 +248,44 @@ def adaptation_verdict(rounds: list[dict]) -> str:
         pre, ft = _mean(r["latent_error_pretrained"]), _mean(r["latent_error_finetuned"])
         change = f"latent error {pre:.3g} → {ft:.3g}"
         if 0 < ft <= pre:
-            text += (f" Round {r['round']}'s finetuned dynamics cut the prediction error on its held-out real "
-                     f"episodes {pre / ft:.1f}× ({change}).")
+            text += (
+                f" Round {r['round']}'s finetuned dynamics cut the prediction error on its held-out real "
+                f"episodes {pre / ft:.1f}× ({change})."
+            )
         elif ft > pre:
-            text += (f" Round {r['round']}'s finetuned dynamics predict its held-out real episodes worse than the "
-                     f"pretrained ones ({change}).")
+            text += (
+                f" Round {r['round']}'s finetuned dynamics predict its held-out real episodes worse than the "
+                f"pretrained ones ({change})."
+            )
     return text
 
 
-def write_report(out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None,
-                 video_seconds: float | None = None) -> Path:
+def write_report(
+    out: str | Path, summary: dict, results: dict, videos: list[dict] | None = None, video_seconds: float | None = None
+) -> Path:
     """``videos``: ``simdist.eval.video.VideoResult`` fields as dicts, one per evaluation stage (None: videos
     were turned off); ``video_seconds``: the filmed length limit."""
     out = Path(out)
     curve = _learning_curve(out, results)
     latent = _latent_error(out, results)
     scatter = _outcome_scatter(out, results)
-    lines = [f"# SimDist run: {summary['task']} ({summary['preset']} preset)", "",
-             f"- zero-shot success in real: **{summary['zero_shot_success']:.2f}**",
-             f"- final success in real: **{summary['final_success']:.2f}**",
-             f"- real data used: **{summary['real_minutes']:.1f} robot minutes**",
-             "- success in sim (pretrained model, same planner): "
-             + ", ".join(f"{g} {v:.2f}" for g, v in summary["sim_success"].items()),
-             f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}"]
+    lines = [
+        f"# SimDist run: {summary['task']} ({summary['preset']} preset)",
+        "",
+        f"- zero-shot success in real: **{summary['zero_shot_success']:.2f}**",
+        f"- final success in real: **{summary['final_success']:.2f}**",
+        f"- real data used: **{summary['real_minutes']:.1f} robot minutes**",
+        "- success in sim (pretrained model, same planner): "
+        + ", ".join(f"{g} {v:.2f}" for g, v in summary["sim_success"].items()),
+        f"- simulation dataset: {_dataset_line(summary['sim_dataset'])}",
+    ]
     chosen = summary.get("checkpoint_selection")
     if chosen:  # `simdist run --select-checkpoints N`
-        lines.append(f"- deployed checkpoint `{chosen['best']}`, chosen by its BC head's sim success "
-                     f"{chosen['best_success']:.2f} (candidates {chosen['success_min']:.2f}–"
-                     f"{chosen['success_max']:.2f})")
+        lines.append(
+            f"- deployed checkpoint `{chosen['best']}`, chosen by its BC head's sim success "
+            f"{chosen['best_success']:.2f} (candidates {chosen['success_min']:.2f}–"
+            f"{chosen['success_max']:.2f})"
+        )
     lines += ["", READING_NOTE, ""]
     for grid, res in results.items():
         lines += [f"## Grid `{grid}`", "", *_rounds_table(res["rounds"]), ""]
@@ -294,19 +323,28 @@ def comparison_verdict(summary: dict[str, dict]) -> str:
         return ""
     best = max(others, key=lambda m: others[m]["final_success_mean"])
     x, y = summary["simdist"]["final_success_mean"], others[best]["final_success_mean"]
-    variant = (f" (SimDist+BC {summary['simdist_bc']['final_success_mean']:.2f}, a variant of it, not a baseline)"
-               if "simdist_bc" in summary else "")
+    variant = (
+        f" (SimDist+BC {summary['simdist_bc']['final_success_mean']:.2f}, a variant of it, not a baseline)"
+        if "simdist_bc" in summary
+        else ""
+    )
     text = f"SimDist's final success {x:.2f}{variant} against the best baseline's ({best}) {y:.2f}"
     text += f": {x / y:.1f}×" if y > 0 else ""
-    bands = [wilson_interval(s["successes"][-1], s["trials"][-1]) for s in (summary["simdist"], others[best])
-             if s.get("trials")]
+    bands = [
+        wilson_interval(s["successes"][-1], s["trials"][-1])
+        for s in (summary["simdist"], others[best])
+        if s.get("trials")
+    ]
     apart = len(bands) == 2 and (bands[0][0] > bands[1][1] or bands[0][1] < bands[1][0])
     # against a best baseline of 0, "twice" is any success at all: it must then be beyond chance
     met = x > 0 and x >= 2 * y and (y > 0 or apart)
     text += f"; the paper's target (≥ 2× the best baseline) is {'met' if met else 'not met'}"
     if len(bands) == 2:
-        text += (", and the gap is beyond chance (the pooled final trials' 95 % intervals do not overlap)" if apart
-                 else ", and the gap is within chance (the pooled final trials' 95 % intervals overlap)")
+        text += (
+            ", and the gap is beyond chance (the pooled final trials' 95 % intervals do not overlap)"
+            if apart
+            else ", and the gap is within chance (the pooled final trials' 95 % intervals overlap)"
+        )
     return text + "."
 
 
@@ -315,9 +353,12 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
     markdown table (`comparison.md`, `comparison.png`)."""
     out = Path(out)
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
-    lines = ["| method | seeds | success at each evaluation point (mean ± 95 % CI over seeds) | every trial pooled: "
-             "successes / trials (95 % Wilson interval) | real minutes | final | mean progress at each point (legged "
-             "tasks) |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| method | seeds | success at each evaluation point (mean ± 95 % CI over seeds) | every trial pooled: "
+        "successes / trials (95 % Wilson interval) | real minutes | final | mean progress at each point (legged "
+        "tasks) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for method, s in summary.items():
         n = max(1, len(s["seeds"]))
         mean = s["success_mean"]
@@ -326,8 +367,9 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
         (line,) = ax.plot(minutes, mean, marker="o", label=method)
         if len(mean) == 1:  # a policy deployed once (BC, Diffusion Policy): the paper's horizontal line
             ax.axhline(mean[0], color=line.get_color(), linestyle="--", alpha=0.7)
-        ax.fill_between(minutes, [max(0.0, m - c) for m, c in zip(mean, ci)],
-                        [min(1.0, m + c) for m, c in zip(mean, ci)], alpha=0.2)
+        ax.fill_between(
+            minutes, [max(0.0, m - c) for m, c in zip(mean, ci)], [min(1.0, m + c) for m, c in zip(mean, ci)], alpha=0.2
+        )
         points = ", ".join(f"{m:.2f} ± {c:.2f}" for m, c in zip(mean, ci))
         progress = ", ".join(f"{x:.2f} m" for x in s.get("progress_mean", []))
         pooled = []
@@ -335,8 +377,10 @@ def write_comparison(out: str | Path, summary: dict[str, dict]) -> Path:
             low, high = wilson_interval(k, t)
             pooled.append(f"{k:g} / {t} ({low:.2f}–{high:.2f})")
         pooled = ", ".join(pooled)
-        lines.append(f"| {method} | {n} | {points} | {pooled} | {', '.join(f'{x:.1f}' for x in minutes)} | "
-                     f"{s['final_success_mean']:.2f} | {progress} |")
+        lines.append(
+            f"| {method} | {n} | {points} | {pooled} | {', '.join(f'{x:.1f}' for x in minutes)} | "
+            f"{s['final_success_mean']:.2f} | {progress} |"
+        )
     ax.set_xlabel("real robot minutes")
     ax.set_ylabel("success rate")
     ax.set_ylim(-0.05, 1.05)

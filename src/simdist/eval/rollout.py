@@ -47,16 +47,26 @@ class RolloutResult:
 
     def summary(self, control_period_s: float) -> dict[str, float]:
         keys = sorted({k for m in self.metrics for k in m})
-        out = {f"mean_{k}" if k != "success" else "success_rate": float(np.mean([m.get(k, 0.0) for m in self.metrics]))
-               for k in keys}
+        out = {
+            f"mean_{k}" if k != "success" else "success_rate": float(np.mean([m.get(k, 0.0) for m in self.metrics]))
+            for k in keys
+        }
         steps = sum(len(e) for e in self.episodes)
         minutes = steps * control_period_s / 60.0
         successes = sum(m.get("success", 0.0) for m in self.metrics)
-        out.update({"success_ci95": wilson_interval(successes, len(self.metrics)), "successes": successes,
-                    "trials": len(self.metrics), "steps": steps, "robot_minutes": minutes,
-                    "successes_per_minute": successes / minutes if minutes else 0.0,
-                    "mean_time_s": float(np.mean([m.get("time_s", len(e) * control_period_s)
-                                                  for m, e in zip(self.metrics, self.episodes)]))})
+        out.update(
+            {
+                "success_ci95": wilson_interval(successes, len(self.metrics)),
+                "successes": successes,
+                "trials": len(self.metrics),
+                "steps": steps,
+                "robot_minutes": minutes,
+                "successes_per_minute": successes / minutes if minutes else 0.0,
+                "mean_time_s": float(
+                    np.mean([m.get("time_s", len(e) * control_period_s) for m, e in zip(self.metrics, self.episodes)])
+                ),
+            }
+        )
         if self.plan_ms:
             out["median_plan_ms"] = float(np.median(self.plan_ms))
         return out
@@ -70,9 +80,17 @@ def episode_seed(stream: int | tuple[int, ...], index: int) -> int:
     return int(np.random.SeedSequence([len(words), *words, index]).generate_state(1)[0])
 
 
-def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple[int, ...] = 0,
-            progress: bool = False, on_episode: Callable[[int, Episode, dict], None] | None = None,
-            source: str = "agent", first_index: int = 0) -> RolloutResult:
+def rollout(
+    task,
+    env,
+    agent: Agent,
+    initial_conditions: list,
+    seed: int | tuple[int, ...] = 0,
+    progress: bool = False,
+    on_episode: Callable[[int, Episode, dict], None] | None = None,
+    source: str = "agent",
+    first_index: int = 0,
+) -> RolloutResult:
     """One episode per initial condition; the i-th is episode `first_index + i` of the stream `seed`
     (`episode_seed`), so a resumed round seeds its episodes as an uninterrupted one would.
     `on_episode(i, episode, metrics)` is called as each one ends (the adaptation loop writes real data then)."""
@@ -104,10 +122,14 @@ def rollout(task, env, agent: Agent, initial_conditions: list, seed: int | tuple
             m.update(agent.episode_plan_metrics())
         if infos and "dense_reward" in infos[0]:  # `sim` only: the paper's Table I metric for the quadruped
             m["return"] = float(sum(i["dense_reward"] for i in infos))
-        ep = Episode(obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
-                     action=np.asarray(actions, np.float32),
-                     command=np.asarray(commands, np.float32) if spec.command_dim else None,
-                     success=bool(m.get("success", 0.0)), source_policy=source, metrics=m)
+        ep = Episode(
+            obs={g: np.asarray(v, np.float32) for g, v in rec_obs.items()},
+            action=np.asarray(actions, np.float32),
+            command=np.asarray(commands, np.float32) if spec.command_dim else None,
+            success=bool(m.get("success", 0.0)),
+            source_policy=source,
+            metrics=m,
+        )
         episodes.append(ep)
         metrics.append(m)
         if on_episode is not None:
@@ -140,8 +162,17 @@ class PrivilegedAgent:
         return np.asarray(self.policy.act(self.env.oracle_privileged_state()), np.float32)
 
 
-def evaluate_grids(task, make_agent: Callable[[object], Agent], domain: str, grids: tuple[str, ...], trials: int,
-                   seed: int = 0, physics=None, progress: bool = False, source: str = "agent") -> dict:
+def evaluate_grids(
+    task,
+    make_agent: Callable[[object], Agent],
+    domain: str,
+    grids: tuple[str, ...],
+    trials: int,
+    seed: int = 0,
+    physics=None,
+    progress: bool = False,
+    source: str = "agent",
+) -> dict:
     """`trials` episodes on each grid, each grid in a fresh env seeded with `seed` (`simdist evaluate`'s protocol):
     the per-grid summaries and their means over grids (success_rate, mean_time_s, task metrics such as
     mean_progress_m) and the 95 % interval of the success rate over all trials (`success_ci95`). `make_agent(env)`
@@ -151,8 +182,15 @@ def evaluate_grids(task, make_agent: Callable[[object], Agent], domain: str, gri
     out: dict = {"task": task.spec.name, "domain": domain, "grids": {}}
     for grid in grids:
         env = task.make_env(domain, physics, seed=seed)
-        res = rollout(task, env, make_agent(env), task.initial_conditions(grid, trials, seed=seed), seed=seed,
-                      progress=progress, source=source)
+        res = rollout(
+            task,
+            env,
+            make_agent(env),
+            task.initial_conditions(grid, trials, seed=seed),
+            seed=seed,
+            progress=progress,
+            source=source,
+        )
         out["grids"][grid] = res.summary(task.spec.control_period_s)
     per_grid = list(out["grids"].values())
     for key in per_grid[0]:

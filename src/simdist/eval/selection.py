@@ -21,15 +21,19 @@ def candidate_checkpoints(paths: Sequence[str | Path]) -> list[Path]:
     """Each path's kept checkpoints in step order, or the path itself where it is a checkpoint without any."""
     out: list[Path] = []
     for path in map(Path, paths):
-        kept = sorted((d for d in path.glob("step_*") if KEPT_CHECKPOINT.match(d.name) and (d / MODEL_FILE).is_file()),
-                      key=lambda d: int(KEPT_CHECKPOINT.match(d.name).group(1)))
+        kept = sorted(
+            (d for d in path.glob("step_*") if KEPT_CHECKPOINT.match(d.name) and (d / MODEL_FILE).is_file()),
+            key=lambda d: int(KEPT_CHECKPOINT.match(d.name).group(1)),
+        )
         if kept:
             out += kept
         elif (path / MODEL_FILE).is_file():
             out.append(path)
         else:
-            raise FileNotFoundError(f"{path} holds neither a checkpoint ({MODEL_FILE}) nor kept checkpoints "
-                                    "(step_NNNNNN); pretrain with --train-set keep_checkpoints=true to keep them")
+            raise FileNotFoundError(
+                f"{path} holds neither a checkpoint ({MODEL_FILE}) nor kept checkpoints "
+                "(step_NNNNNN); pretrain with --train-set keep_checkpoints=true to keep them"
+            )
     if len(set(out)) != len(out):
         raise ValueError(f"a checkpoint is named twice among {[str(p) for p in out]}")
     return out
@@ -48,9 +52,17 @@ def best_candidate(rows: Sequence[dict]) -> int:
     return max(range(len(rows)), key=key)
 
 
-def select_checkpoint(task, checkpoints: Sequence[str | Path], make_agent: Callable, domain: str = "sim",
-                      grids: tuple[str, ...] | None = None, trials: int = 20, seed: int = 0,
-                      progress: bool = False, physics=None) -> dict:
+def select_checkpoint(
+    task,
+    checkpoints: Sequence[str | Path],
+    make_agent: Callable,
+    domain: str = "sim",
+    grids: tuple[str, ...] | None = None,
+    trials: int = 20,
+    seed: int = 0,
+    progress: bool = False,
+    physics=None,
+) -> dict:
     """Evaluate every candidate (`candidate_checkpoints`) with `make_agent(model)` on the same trials (in `physics`,
     e.g. `sim` with the robot's sensor noise, where given); the rows, the best checkpoint and the spread of success
     over the candidates."""
@@ -65,12 +77,28 @@ def select_checkpoint(task, checkpoints: Sequence[str | Path], make_agent: Calla
     for path, model in zip(paths, models):
         agent = make_agent(model)
         result = evaluate_grids(task, lambda env: agent, domain, grids, trials, seed, physics, progress=progress)
-        rows.append({"checkpoint": str(path), "success_rate": result["success_rate"],
-                     "success_ci95": result["success_ci95"], "mean_return": result.get("mean_return"),
-                     "robot_minutes": sum(g["robot_minutes"] for g in result["grids"].values())})
+        rows.append(
+            {
+                "checkpoint": str(path),
+                "success_rate": result["success_rate"],
+                "success_ci95": result["success_ci95"],
+                "mean_return": result.get("mean_return"),
+                "robot_minutes": sum(g["robot_minutes"] for g in result["grids"].values()),
+            }
+        )
     best = rows[best_candidate(rows)]
     rates = [r["success_rate"] for r in rows]
-    return {"task": task.spec.name, "domain": domain, "grids": list(grids), "trials": trials, "seed": seed,
-            "best": best["checkpoint"], "best_success": best["success_rate"],
-            "success_min": min(rates), "success_mean": sum(rates) / len(rates), "success_max": max(rates),
-            "robot_minutes": sum(r["robot_minutes"] for r in rows), "candidates": rows}
+    return {
+        "task": task.spec.name,
+        "domain": domain,
+        "grids": list(grids),
+        "trials": trials,
+        "seed": seed,
+        "best": best["checkpoint"],
+        "best_success": best["success_rate"],
+        "success_min": min(rates),
+        "success_mean": sum(rates) / len(rates),
+        "success_max": max(rates),
+        "robot_minutes": sum(r["robot_minutes"] for r in rows),
+        "candidates": rows,
+    }

@@ -118,8 +118,9 @@ class OffscreenRenderer:
 
 def _probe_here(backend: str) -> None:
     """Render one frame of a tiny scene on ``backend`` (run in a subprocess by :func:`_probe`)."""
-    model = mujoco.MjModel.from_xml_string("<mujoco><worldbody><light pos='0 0 2'/><geom size='.1'/>"
-                                           "</worldbody></mujoco>")
+    model = mujoco.MjModel.from_xml_string(
+        "<mujoco><worldbody><light pos='0 0 2'/><geom size='.1'/></worldbody></mujoco>"
+    )
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
     renderer = OffscreenRenderer(backend, model, 32, 24)
@@ -141,8 +142,9 @@ def _probe(backend: str) -> str | None:
     env["MUJOCO_GL"] = backend
     code = f"from simdist.eval.video import _probe_here; _probe_here({backend!r})"
     try:
-        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S)
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"{backend}: {err}"
     if proc.returncode == 0 and "ok" in proc.stdout:
@@ -160,7 +162,9 @@ def select_backend(refresh: bool = False) -> tuple[str | None, str | None]:
     if requested in DISABLED:
         result: tuple[str | None, str | None] = (None, f"MUJOCO_GL={requested}")
     else:
-        candidates = (requested,) if requested else DEFAULT_CANDIDATES + (("glfw",) if os.environ.get("DISPLAY") else ())
+        candidates = (
+            (requested,) if requested else DEFAULT_CANDIDATES + (("glfw",) if os.environ.get("DISPLAY") else ())
+        )
         reasons = []
         result = (None, "")
         for backend in candidates:
@@ -170,8 +174,10 @@ def select_backend(refresh: bool = False) -> tuple[str | None, str | None]:
                 break
             reasons.append(reason)
         if result[0] is None:
-            hint = ("no OpenGL backend works (on Debian/Ubuntu: apt-get install libegl1 libegl-mesa0 "
-                    "libgl1-mesa-dri, or libosmesa6)")
+            hint = (
+                "no OpenGL backend works (on Debian/Ubuntu: apt-get install libegl1 libegl-mesa0 "
+                "libgl1-mesa-dri, or libosmesa6)"
+            )
             result = (None, f"{hint}; " + "; ".join(reasons))
     log.info("video backend: %s", result[0] or f"none ({result[1]})")
     _backend_cache = result
@@ -179,8 +185,9 @@ def select_backend(refresh: bool = False) -> tuple[str | None, str | None]:
 
 
 # ------------------------------------------------------------------------------------------------ scene and camera
-def free_camera(model: mujoco.MjModel, lookat=None, distance: float | None = None, azimuth: float = 90.0,
-                elevation: float = -20.0) -> mujoco.MjvCamera:
+def free_camera(
+    model: mujoco.MjModel, lookat=None, distance: float | None = None, azimuth: float = 90.0, elevation: float = -20.0
+) -> mujoco.MjvCamera:
     cam = mujoco.MjvCamera()
     cam.type = mujoco.mjtCamera.mjCAMERA_FREE
     cam.lookat[:] = model.stat.center if lookat is None else lookat
@@ -215,14 +222,29 @@ def write_gif(frames: list[np.ndarray], path: str | Path, frame_period_s: float)
     palette = images[0].quantize(colors=128, method=Image.Quantize.MEDIANCUT)
     quantized = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
     tmp = path.with_name(path.name + ".tmp")
-    quantized[0].save(tmp, format="GIF", save_all=True, append_images=quantized[1:], loop=0,
-                      duration=max(20, int(round(frame_period_s * 1000))), optimize=True)
+    quantized[0].save(
+        tmp,
+        format="GIF",
+        save_all=True,
+        append_images=quantized[1:],
+        loop=0,
+        duration=max(20, int(round(frame_period_s * 1000))),
+        optimize=True,
+    )
     os.replace(tmp, path)
     return path
 
 
-def record_episode(task, env, agent, initial_condition, path: str | Path, config: VideoConfig = VideoConfig(),
-                   seed: int = 0, label: str = "") -> VideoResult:
+def record_episode(
+    task,
+    env,
+    agent,
+    initial_condition,
+    path: str | Path,
+    config: VideoConfig = VideoConfig(),
+    seed: int = 0,
+    label: str = "",
+) -> VideoResult:
     """Run ``agent`` in ``env`` from ``initial_condition`` for up to ``config.max_seconds`` of robot time and
     write the frames to the GIF ``path``. Never raises for a rendering problem (the result then has ``error``
     and no ``path``); errors of the agent or the env propagate."""
@@ -272,12 +294,23 @@ def record_episode(task, env, agent, initial_condition, path: str | Path, config
         return unavailable(err)
     log.info("wrote %s (%d frames, %.1f s of robot time)", gif, len(frames), steps * period)
     success = bool(task.episode_metrics(infos).get("success", 0.0)) if ended else None
-    return VideoResult(label, str(gif), frames=len(frames), robot_seconds=steps * period, episode_success=success,
-                       backend=backend)
+    return VideoResult(
+        label, str(gif), frames=len(frames), robot_seconds=steps * period, episode_success=success, backend=backend
+    )
 
 
-def record_stage(task, domain: str, model_dir: str | Path, mppi_config, grid: str, out: str | Path, name: str,
-                 label: str, config: VideoConfig = VideoConfig(), seed: int = 0) -> VideoResult:
+def record_stage(
+    task,
+    domain: str,
+    model_dir: str | Path,
+    mppi_config,
+    grid: str,
+    out: str | Path,
+    name: str,
+    label: str,
+    config: VideoConfig = VideoConfig(),
+    seed: int = 0,
+) -> VideoResult:
     """One video of the MPPI agent of ``model_dir`` in ``domain``, from the grid's first evaluation initial
     condition, as ``out/videos/<name>.gif``. A finished video is reused on a rerun (``<name>.json``)."""
     out = Path(out)
@@ -286,16 +319,32 @@ def record_stage(task, domain: str, model_dir: str | Path, mppi_config, grid: st
         return VideoResult(**json.loads(meta.read_text()))
     ic = task.initial_conditions(grid, 1, seed=seed)[0]
     agent = MPPIAgent(load_model(model_dir), mppi_config)
-    result = record_episode(task, task.make_env(domain, seed=seed), agent, ic, out / "videos" / f"{name}.gif",
-                            config, seed=seed, label=label)
+    result = record_episode(
+        task,
+        task.make_env(domain, seed=seed),
+        agent,
+        ic,
+        out / "videos" / f"{name}.gif",
+        config,
+        seed=seed,
+        label=label,
+    )
     if result.path is not None:
         result.path = str(Path(result.path).relative_to(out))
         atomic_write_text(meta, json.dumps(asdict(result), indent=2))
     return result
 
 
-def record_run_videos(task, out: str | Path, pretrained: str | Path, adapt_dir: str | Path, rounds: int, grid: str,
-                      mppi_config, config: VideoConfig = VideoConfig()) -> list[dict]:
+def record_run_videos(
+    task,
+    out: str | Path,
+    pretrained: str | Path,
+    adapt_dir: str | Path,
+    rounds: int,
+    grid: str,
+    mppi_config,
+    config: VideoConfig = VideoConfig(),
+) -> list[dict]:
     """The videos of `simdist run`: the pretrained model in sim (zero shot), then the model of each adaptation
     round j = 0 … ``rounds`` in real, all from ``grid``'s first evaluation initial condition."""
     stages = [("sim_zero_shot", "sim", Path(pretrained), "sim, pretrained model (zero shot)")]
@@ -305,5 +354,7 @@ def record_run_videos(task, out: str | Path, pretrained: str | Path, adapt_dir: 
     backend, reason = select_backend()
     if backend is None:
         return [asdict(VideoResult(label, None, error=reason)) for *_, label in stages]
-    return [asdict(record_stage(task, domain, model_dir, mppi_config, grid, out, name, label, config))
-            for name, domain, model_dir, label in stages]
+    return [
+        asdict(record_stage(task, domain, model_dir, mppi_config, grid, out, name, label, config))
+        for name, domain, model_dir, label in stages
+    ]

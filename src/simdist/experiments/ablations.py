@@ -18,8 +18,15 @@ from pathlib import Path
 import numpy as np
 
 from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
-from simdist.data.episodes import (DatasetError, DatasetInfo, Episode, create_dataset, dataset_steps, load_episodes,
-                                   write_episodes)
+from simdist.data.episodes import (
+    DatasetError,
+    DatasetInfo,
+    Episode,
+    create_dataset,
+    dataset_steps,
+    load_episodes,
+    write_episodes,
+)
 from simdist.data.records import run_inputs
 from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
 from simdist.eval.rollout import rollout, wilson_interval
@@ -73,8 +80,9 @@ class AblationSettings:
     grid: str = "default"  # Fig. 10: grid of the real episodes, or "all"
 
 
-def _subset(episodes: list[Episode], ablation: Ablation, seed: int,
-            expert_episodes: list[Episode] | None = None) -> list[Episode]:
+def _subset(
+    episodes: list[Episode], ablation: Ablation, seed: int, expert_episodes: list[Episode] | None = None
+) -> list[Episode]:
     """The variant's share of the simulation data. Expert-only takes `expert_episodes` (a dataset from
     `generate --expert-only`) up to the same volume, or else the expert episodes of the full data."""
     rng = np.random.default_rng(seed)
@@ -89,39 +97,61 @@ def _subset(episodes: list[Episode], ablation: Ablation, seed: int,
         chosen.append(pool[i])
         steps += len(pool[i])
     if steps < 0.95 * budget:
-        log.warning("ablation data: %d steps, %.0f %% of the %d asked for (the source has no more)", steps,
-                    100 * steps / max(budget, 1), budget)
+        log.warning(
+            "ablation data: %d steps, %.0f %% of the %d asked for (the source has no more)",
+            steps,
+            100 * steps / max(budget, 1),
+            budget,
+        )
     return chosen
 
 
 def _expert_episodes(expert_data: str | Path, info: DatasetInfo) -> list[Episode]:
     expert_info, episodes = load_episodes(expert_data)
-    mismatch = [f for f in ("task", "obs_shapes", "action_dim", "command_dim", "control_period_s")
-                if getattr(expert_info, f) != getattr(info, f)]
+    mismatch = [
+        f
+        for f in ("task", "obs_shapes", "action_dim", "command_dim", "control_period_s")
+        if getattr(expert_info, f) != getattr(info, f)
+    ]
     if mismatch:
         raise DatasetError(f"--expert-data {expert_data} does not match --sim-data in {mismatch}")
     impure = sum(e.source_policy != "expert" or (e.expert is not None and not e.expert.all()) for e in episodes)
     if impure:
-        raise DatasetError(f"--expert-data {expert_data}: {impure} of {len(episodes)} episodes are not clean expert "
-                           "episodes; generate it with `--expert-only`")
+        raise DatasetError(
+            f"--expert-data {expert_data}: {impure} of {len(episodes)} episodes are not clean expert "
+            "episodes; generate it with `--expert-only`"
+        )
     return episodes
 
 
 def _variant_configs(name: str, model_cfg: ModelConfig, train_cfg: TrainConfig) -> tuple[ModelConfig, TrainConfig]:
     ab = ABLATIONS[name]
     loss = replace(train_cfg.loss, reconstruction=1.0 if ab.reconstruction else 0.0)
-    return (replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction),
-            replace(train_cfg, loss=loss))
+    return (replace(model_cfg, head_type=ab.head_type, reconstruction=ab.reconstruction), replace(train_cfg, loss=loss))
 
 
-def _provenance(name: str, sim_data: str | Path, expert_data: str | Path | None, seed: int,
-                model_cfg: ModelConfig, train_cfg: TrainConfig) -> dict:
+def _provenance(
+    name: str,
+    sim_data: str | Path,
+    expert_data: str | Path | None,
+    seed: int,
+    model_cfg: ModelConfig,
+    train_cfg: TrainConfig,
+) -> dict:
     """What a variant's data and model were made from (`NAME/variant.json`)."""
     cfg, train = _variant_configs(name, model_cfg, train_cfg)
     experts = expert_data if ABLATIONS[name].expert_only and expert_data else None
-    return json.loads(json.dumps({"sim_data": str(Path(sim_data).resolve()),
-                                  "expert_data": str(Path(experts).resolve()) if experts else None,
-                                  "seed": seed, "model": asdict(cfg), "train": asdict(train)}))
+    return json.loads(
+        json.dumps(
+            {
+                "sim_data": str(Path(sim_data).resolve()),
+                "expert_data": str(Path(experts).resolve()) if experts else None,
+                "seed": seed,
+                "model": asdict(cfg),
+                "train": asdict(train),
+            }
+        )
+    )
 
 
 def check_variant(out: Path, name: str, provenance: dict) -> None:
@@ -131,18 +161,33 @@ def check_variant(out: Path, name: str, provenance: dict) -> None:
         made = without_removed_fields(json.loads(path.read_text()))  # as config.REMOVED_FIELDS reads them
         differ = [k for k in provenance if made.get(k) != provenance[k]]
         if differ:
-            shown = "; ".join(f"{k}: {made.get(k)!r} there, {provenance[k]!r} now" for k in differ
-                              if k not in ("model", "train")) or "the model or training settings"
-            raise ValueError(f"{out / name} was made with other settings ({shown}); use another --out or "
-                             f"remove that folder")
+            shown = (
+                "; ".join(
+                    f"{k}: {made.get(k)!r} there, {provenance[k]!r} now" for k in differ if k not in ("model", "train")
+                )
+                or "the model or training settings"
+            )
+            raise ValueError(
+                f"{out / name} was made with other settings ({shown}); use another --out or remove that folder"
+            )
     elif (out / name).exists():
-        log.warning("ablation %s: %s predates variant.json; reusing it without checking its data and settings",
-                    name, out / name)
+        log.warning(
+            "ablation %s: %s predates variant.json; reusing it without checking its data and settings", name, out / name
+        )
 
 
-def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, model_cfg: ModelConfig,
-                        train_cfg: TrainConfig, seed: int, progress: bool, provenance: dict,
-                        expert_data: str | Path | None = None) -> tuple[Path, Path]:
+def _pretrained_variant(
+    name: str,
+    info,
+    episodes: list[Episode],
+    out: Path,
+    model_cfg: ModelConfig,
+    train_cfg: TrainConfig,
+    seed: int,
+    progress: bool,
+    provenance: dict,
+    expert_data: str | Path | None = None,
+) -> tuple[Path, Path]:
     """Pretrain (or reuse) a Table I variant; returns its (sim data, model) directories."""
     ab = ABLATIONS[name]
     data_dir, model_dir = out / name / "sim_data", out / name / "model"
@@ -162,9 +207,21 @@ def _pretrained_variant(name: str, info, episodes: list[Episode], out: Path, mod
     return data_dir, model_dir
 
 
-def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: ModelConfig, train_cfg: TrainConfig,
-                      mppi: MPPIConfig, trials: int, seed: int, progress: bool, provenance: dict,
-                      expert_data=None) -> dict:
+def _evaluate_variant(
+    task,
+    name: str,
+    info,
+    episodes,
+    out: Path,
+    model_cfg: ModelConfig,
+    train_cfg: TrainConfig,
+    mppi: MPPIConfig,
+    trials: int,
+    seed: int,
+    progress: bool,
+    provenance: dict,
+    expert_data=None,
+) -> dict:
     """Pretrain a Table I variant and evaluate its planner in `sim` on every grid; cached in `NAME/eval.json`,
     so variants can be run by several processes into one folder and gathered by a last call with all of them."""
     cache = out / name / "eval.json"
@@ -174,19 +231,26 @@ def _evaluate_variant(task, name: str, info, episodes, out: Path, model_cfg: Mod
         if cached.get("settings") == json.loads(json.dumps(settings)):
             return cached
         log.info("ablation %s: evaluating again (the cached evaluation used other settings)", name)
-    data_dir, model_dir = _pretrained_variant(name, info, episodes, out, model_cfg, train_cfg, seed, progress,
-                                              provenance, expert_data)
+    data_dir, model_dir = _pretrained_variant(
+        name, info, episodes, out, model_cfg, train_cfg, seed, progress, provenance, expert_data
+    )
     agent = MPPIAgent(load_model(model_dir), mppi)
     per_grid = {}
     for grid in task.grids:
-        res = rollout(task, task.make_env("sim", seed=seed + 1), agent,
-                      task.initial_conditions(grid, trials, seed=seed + 1), progress=progress)
+        res = rollout(
+            task,
+            task.make_env("sim", seed=seed + 1),
+            agent,
+            task.initial_conditions(grid, trials, seed=seed + 1),
+            progress=progress,
+        )
         per_grid[grid] = res.summary(task.spec.control_period_s)
     # Every metric the task reports (success; progress and episode return on the quadruped), mean over grids.
     keys = sorted({k for s in per_grid.values() for k in s if k == "success_rate" or k.startswith("mean_")})
     result = {k: float(np.mean([s.get(k, 0.0) for s in per_grid.values()])) for k in keys}
-    result.update(grids={g: s["success_rate"] for g, s in per_grid.items()},
-                  steps=dataset_steps(data_dir), settings=settings)
+    result.update(
+        grids={g: s["success_rate"] for g, s in per_grid.items()}, steps=dataset_steps(data_dir), settings=settings
+    )
     cache.write_text(json.dumps(result, indent=2))
     log.info("ablation %s: sim success %.2f", name, result["success_rate"])
     return result
@@ -197,8 +261,11 @@ def _against_simdist(r: dict, ref: dict | None) -> str:
     if ref is None or r is ref:
         return "–"
     diff = r["success_rate"] - ref["success_rate"]
-    bands = [wilson_interval(round(x["success_rate"] * x["settings"]["trials"]), x["settings"]["trials"])
-             for x in (r, ref) if x.get("settings", {}).get("trials")]
+    bands = [
+        wilson_interval(round(x["success_rate"] * x["settings"]["trials"]), x["settings"]["trials"])
+        for x in (r, ref)
+        if x.get("settings", {}).get("trials")
+    ]
     if len(bands) < 2:
         return f"{diff:+.2f}"
     apart = bands[0][0] > bands[1][1] or bands[0][1] < bands[1][0]
@@ -220,9 +287,18 @@ def table_one(results: dict[str, dict]) -> list[str]:
     return lines
 
 
-def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str], model_cfg: ModelConfig,
-                  train_cfg: TrainConfig, mppi: str | MPPIConfig, settings: AblationSettings = AblationSettings(),
-                  finetune_cfg: FinetuneConfig | None = None, progress: bool = True) -> dict:
+def run_ablations(
+    task,
+    sim_data: str | Path,
+    out: str | Path,
+    names: list[str],
+    model_cfg: ModelConfig,
+    train_cfg: TrainConfig,
+    mppi: str | MPPIConfig,
+    settings: AblationSettings = AblationSettings(),
+    finetune_cfg: FinetuneConfig | None = None,
+    progress: bool = True,
+) -> dict:
     """Run the named ablations. Table I variants go to `ablations.json`/`.md`; Fig. 10 variants (always with
     the dynamics-only reference) to `finetune_ablations.json`/`.md`, seeds `seed … seed + seeds - 1`, their real
     episodes on `settings.grid` ("all": split over the task's grids, as `simdist adapt --grid`)."""
@@ -238,15 +314,33 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
     # the finetunes' own replay windows would otherwise double).
     # Variants pretrained by an earlier call need no data loaded (their evaluation may be cached too).
     base_needed = bool(finetune_names) and checkpoint is None
-    provenance = {n: _provenance(n, sim_data, expert_data, seed, model_cfg, train_cfg)
-                  for n in pretrain_names + (["simdist"] if base_needed else [])}
+    provenance = {
+        n: _provenance(n, sim_data, expert_data, seed, model_cfg, train_cfg)
+        for n in pretrain_names + (["simdist"] if base_needed else [])
+    }
     for name, made_from in provenance.items():  # before any data is loaded or anything is trained
         check_variant(out, name, made_from)
     todo = [n for n in pretrain_names if not (out / n / "model" / "done").exists()]
     needs_base = base_needed and not (out / "simdist" / "model" / "done").exists()
     info, episodes = load_episodes(sim_data) if todo or needs_base else (None, [])
-    results = {name: _evaluate_variant(task, name, info, episodes, out, model_cfg, train_cfg, mppi, trials, seed,
-                                       progress, provenance[name], expert_data) for name in pretrain_names}
+    results = {
+        name: _evaluate_variant(
+            task,
+            name,
+            info,
+            episodes,
+            out,
+            model_cfg,
+            train_cfg,
+            mppi,
+            trials,
+            seed,
+            progress,
+            provenance[name],
+            expert_data,
+        )
+        for name in pretrain_names
+    }
     # Table I evaluates in `sim`, the Fig. 10 rounds run in the task's own `real` domain: no physics override
     summary: dict = {"task": task.spec.name, "ablations": results, "inputs": run_inputs(None, mppi)}
     if results:
@@ -255,17 +349,29 @@ def run_ablations(task, sim_data: str | Path, out: str | Path, names: list[str],
         (out / "ablations.md").write_text("\n".join(lines) + "\n")
     if finetune_names:
         if checkpoint is None:  # the Table I baseline model
-            checkpoint = _pretrained_variant("simdist", info, episodes, out, model_cfg, train_cfg, seed, progress,
-                                             provenance["simdist"])[1]
+            checkpoint = _pretrained_variant(
+                "simdist", info, episodes, out, model_cfg, train_cfg, seed, progress, provenance["simdist"]
+            )[1]
         episodes.clear()  # free them before the finetunes load their replay windows
         variants = {n: ABLATIONS[n].trainable for n in [REFERENCE] + [n for n in finetune_names if n != REFERENCE]}
-        ft = run_finetune_ablations(task, checkpoint, out, variants, finetune_cfg or finetune_preset("cpu"),
-                                    mppi, settings.rounds, settings.episodes_per_round,
-                                    list(range(seed, seed + settings.seeds)), sim_data=sim_data, progress=progress,
-                                    grid=settings.grid)
+        ft = run_finetune_ablations(
+            task,
+            checkpoint,
+            out,
+            variants,
+            finetune_cfg or finetune_preset("cpu"),
+            mppi,
+            settings.rounds,
+            settings.episodes_per_round,
+            list(range(seed, seed + settings.seeds)),
+            sim_data=sim_data,
+            progress=progress,
+            grid=settings.grid,
+        )
         summary["finetune_ablations"] = ft
-        (out / "finetune_ablations.json").write_text(json.dumps({"task": task.spec.name, **ft,
-                                                                 "inputs": summary["inputs"]}, indent=2))
+        (out / "finetune_ablations.json").write_text(
+            json.dumps({"task": task.spec.name, **ft, "inputs": summary["inputs"]}, indent=2)
+        )
         (out / "finetune_ablations.md").write_text("\n".join(finetune_table(ft)) + "\n")
     if results or finetune_names:
         summary["plot"] = write_ablation_plot(out, summary)

@@ -18,8 +18,8 @@ import json
 import logging
 import math
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -82,20 +82,27 @@ def _finished(out: Path, settings: dict) -> dict | None:
     previous = json.loads(path.read_text())
     differ = sorted(k for k, v in settings.items() if json.dumps(previous.get(k)) != json.dumps(v))
     if differ:
-        raise ValueError(f"{out} holds a finished run with other settings ({', '.join(differ)}); "
-                         "choose another --out or remove it")
+        raise ValueError(
+            f"{out} holds a finished run with other settings ({', '.join(differ)}); choose another --out or remove it"
+        )
     log.info("%s seed %d: reusing the finished run in %s", settings["method"], settings["seed"], out)
     return previous
 
 
 def _rounds_result(rows: list[dict], extra: dict) -> dict:
-    return {**extra, "rounds": rows, "zero_shot_success": rows[0]["success_rate"],
-            "final_success": rows[-1]["success_rate"], "real_minutes": rows[-1]["real_minutes"]}
+    return {
+        **extra,
+        "rounds": rows,
+        "zero_shot_success": rows[0]["success_rate"],
+        "final_success": rows[-1]["success_rate"],
+        "real_minutes": rows[-1]["real_minutes"],
+    }
 
 
 @dataclass(frozen=True)
 class _Run:
     """What every phase of one baseline run needs (one method, one seed, one output folder)."""
+
     method: str
     task: Any
     out: Path
@@ -120,13 +127,24 @@ class _Run:
 
     def row(self, j: int, episodes: list[Episode], metrics: list[dict], minutes: float) -> dict:
         """Round j's evaluation point; `minutes` is all real data so far (this round's, earlier rounds', demos)."""
-        return {"round": j, "episodes": len(episodes), "real_minutes": minutes + self.meta["demo_minutes"],
-                "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
-                "successes": [bool(m.get("success", 0.0)) for m in metrics], "metrics": _mean_metrics(metrics)}
+        return {
+            "round": j,
+            "episodes": len(episodes),
+            "real_minutes": minutes + self.meta["demo_minutes"],
+            "success_rate": float(np.mean([m.get("success", 0.0) for m in metrics])),
+            "successes": [bool(m.get("success", 0.0)) for m in metrics],
+            "metrics": _mean_metrics(metrics),
+        }
 
 
-def _check_arguments(method: str, real_episode_budget: int, episodes_per_update: int, episodes_per_round: int,
-                     start_policy: str | Path | None, seed: int) -> Path | None:
+def _check_arguments(
+    method: str,
+    real_episode_budget: int,
+    episodes_per_update: int,
+    episodes_per_round: int,
+    start_policy: str | Path | None,
+    seed: int,
+) -> Path | None:
     """Refuse a bad request before anything runs; returns `start_policy` with its "{seed}" filled in."""
     if method not in METHODS:
         raise KeyError(f"unknown baseline {method!r}; valid methods: {list(METHODS)}")
@@ -136,11 +154,15 @@ def _check_arguments(method: str, real_episode_budget: int, episodes_per_update:
         return None
     start_policy = Path(str(start_policy).replace("{seed}", str(seed)))
     if method not in START_POLICY_METHODS:
-        raise ValueError(f"start_policy is a single-step BC policy for {list(START_POLICY_METHODS)} to start "
-                         f"from; {method!r} does not take one")
+        raise ValueError(
+            f"start_policy is a single-step BC policy for {list(START_POLICY_METHODS)} to start "
+            f"from; {method!r} does not take one"
+        )
     if not (start_policy / "config.json").exists():
-        raise FileNotFoundError(f"start_policy {start_policy} is not a saved policy (no config.json); "
-                                "`simdist compare --methods bc` and `simdist dagger` write them")
+        raise FileNotFoundError(
+            f"start_policy {start_policy} is not a saved policy (no config.json); "
+            "`simdist compare --methods bc` and `simdist dagger` write them"
+        )
     return start_policy
 
 
@@ -175,8 +197,15 @@ class BaselineRunConfig:
     start_policy: str | Path | None = None
 
 
-def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Path,
-                 cfg: BaselineRunConfig = BaselineRunConfig(), seed: int = 0, progress: bool = False) -> dict:
+def run_baseline(
+    method: str,
+    task,
+    sim_data_dir: str | Path,
+    out_dir: str | Path,
+    cfg: BaselineRunConfig = BaselineRunConfig(),
+    seed: int = 0,
+    progress: bool = False,
+) -> dict:
     """Train/adapt `method` and evaluate it per round in the real domain; writes `baseline_results.json`.
 
     `cfg.overrides` replaces config fields of the method (and of its BC initialisation) by name; the fields below
@@ -190,22 +219,37 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     checkpoint ("{seed}" in it becomes the seed): BC deploys it as it is, IQL and RLPD start their actor from it
     instead of from a BC policy trained on the simulation data (or, in manipulation, a fresh actor).
     """
-    real_episode_budget, episodes_per_update, episodes_per_round = (cfg.real_episode_budget, cfg.episodes_per_update,
-                                                                    cfg.episodes_per_round)
+    real_episode_budget, episodes_per_update, episodes_per_round = (
+        cfg.real_episode_budget,
+        cfg.episodes_per_update,
+        cfg.episodes_per_round,
+    )
     grid, preset, demos, checkpoint, overrides = cfg.grid, cfg.preset, cfg.demos, cfg.checkpoint, cfg.overrides
     prior_weight, mppi, mppi_set, physics = cfg.prior_weight, cfg.mppi, cfg.mppi_set, cfg.physics
-    start_policy = _check_arguments(method, real_episode_budget, episodes_per_update, episodes_per_round,
-                                    cfg.start_policy, seed)
+    start_policy = _check_arguments(
+        method, real_episode_budget, episodes_per_update, episodes_per_round, cfg.start_policy, seed
+    )
     task = get_task(task) if isinstance(task, str) else task
     torch.manual_seed(seed)
     out, overrides, spec = Path(out_dir), dict(overrides or {}), spec_of(task.spec)
-    settings = {"method": method, "task": task.spec.name, "seed": seed, "preset": preset,
-                "sim_data": str(Path(sim_data_dir)),
-                "real_episode_budget": real_episode_budget, "episodes_per_update": episodes_per_update,
-                "episodes_per_round": episodes_per_round, "grid": grid, "demos_asked": demos,
-                "checkpoint": None if checkpoint is None else str(Path(checkpoint)), "overrides": overrides,
-                "prior_weight": prior_weight, "mppi": mppi, "finetune_steps": cfg.finetune_steps,
-                "physics": physics_setting(physics)}
+    settings = {
+        "method": method,
+        "task": task.spec.name,
+        "seed": seed,
+        "preset": preset,
+        "sim_data": str(Path(sim_data_dir)),
+        "real_episode_budget": real_episode_budget,
+        "episodes_per_update": episodes_per_update,
+        "episodes_per_round": episodes_per_round,
+        "grid": grid,
+        "demos_asked": demos,
+        "checkpoint": None if checkpoint is None else str(Path(checkpoint)),
+        "overrides": overrides,
+        "prior_weight": prior_weight,
+        "mppi": mppi,
+        "finetune_steps": cfg.finetune_steps,
+        "physics": physics_setting(physics),
+    }
     if start_policy is not None:  # recorded only when given: runs from before it existed stay reusable
         settings["start_policy"] = str(start_policy)
     if mppi_set:  # likewise
@@ -218,18 +262,34 @@ def run_baseline(method: str, task, sim_data_dir: str | Path, out_dir: str | Pat
     if method not in WORLD_MODEL_METHODS and (out / "real_data").exists():  # (adapt resumes its own)
         aside = out / f"real_data.interrupted-{time.time_ns()}"
         (out / "real_data").rename(aside)
-        log.warning("%s seed %d: an interrupted run's episodes moved to %s; starting the seed again", method, seed,
-                    aside)
+        log.warning(
+            "%s seed %d: an interrupted run's episodes moved to %s; starting the seed again", method, seed, aside
+        )
     info = read_info(sim_data_dir)
     if dict(info.obs_shapes) != dict(spec.obs_shapes) or info.action_dim != spec.action_dim:
         raise ValueError(f"simulation dataset {sim_data_dir} does not match task {task.spec.name!r}")
     setting = _setting(task)
     n_demos = demos if demos is not None else _default_demos(method, setting)
     demo_eps = run_demonstrations(task, n_demos, grid, seed, out / "demos", physics=physics)
-    meta = {**settings, "setting": setting, "demos": len(demo_eps),
-            "demo_minutes": _minutes(demo_eps, task.spec.control_period_s)}
-    run = _Run(method, task, out, meta, seed, grid, episodes_per_round,
-               max(1, math.ceil(real_episode_budget / episodes_per_round)), demo_eps, progress, physics)
+    meta = {
+        **settings,
+        "setting": setting,
+        "demos": len(demo_eps),
+        "demo_minutes": _minutes(demo_eps, task.spec.control_period_s),
+    }
+    run = _Run(
+        method,
+        task,
+        out,
+        meta,
+        seed,
+        grid,
+        episodes_per_round,
+        max(1, math.ceil(real_episode_budget / episodes_per_round)),
+        demo_eps,
+        progress,
+        physics,
+    )
     if method in WORLD_MODEL_METHODS:
         return _run_world_model(run, sim_data_dir, cfg)
     learn = LearnerSetup(spec, preset, task.spec.gamma, seed, overrides, setting)
@@ -256,11 +316,30 @@ def _run_world_model(run: _Run, sim_data_dir, cfg: BaselineRunConfig) -> dict:
     if finetune_steps:
         ft = with_steps(ft, finetune_steps)
     if run.method == "simdist":
-        adapted = adapt(run.task, checkpoint, run.out, cfg, planner, ft, physics=run.physics, progress=run.progress,
-                        sim_data=sim_data_dir)
+        adapted = adapt(
+            run.task,
+            checkpoint,
+            run.out,
+            cfg,
+            planner,
+            ft,
+            physics=run.physics,
+            progress=run.progress,
+            sim_data=sim_data_dir,
+        )
     else:
-        adapted = run_simdist_bc(run.task, checkpoint, run.out, run.demo_eps, cfg, planner, ft, run.progress,
-                                 sim_data=sim_data_dir, physics=run.physics)
+        adapted = run_simdist_bc(
+            run.task,
+            checkpoint,
+            run.out,
+            run.demo_eps,
+            cfg,
+            planner,
+            ft,
+            run.progress,
+            sim_data=sim_data_dir,
+            physics=run.physics,
+        )
     result = {**run.meta, **adapted, "method": run.method}
     (run.out / RESULTS_FILE).write_text(json.dumps(result, indent=2))
     return result
@@ -274,36 +353,50 @@ def _run_offline(run: _Run, learn: LearnerSetup, sim_data_dir, start_policy) -> 
     else:
         _, sim_eps = load_episodes(sim_data_dir)
         sim_stats = observation_stats(sim_eps)
-        learner = (learn.train_bc(sim_eps, sim_stats) if run.method == "bc"
-                   else learn.train_diffusion(sim_eps, sim_stats, run.demo_eps, run.method == "dp_cotrain"))
+        learner = (
+            learn.train_bc(sim_eps, sim_stats)
+            if run.method == "bc"
+            else learn.train_diffusion(sim_eps, sim_stats, run.demo_eps, run.method == "dp_cotrain")
+        )
     res = rollout(run.task, env, learner.agent(), ics, seed=run.seed, progress=run.progress, source=run.method)
     write_real_episodes(run.out / "real_data", run.task, res.episodes, "r00_e", f"{run.method} evaluation")
     learner.save(run.out / "checkpoint")
     return run.write([run.row(0, res.episodes, res.metrics, _minutes(res.episodes, run.task.spec.control_period_s))])
 
 
-def _run_online(run: _Run, learn: LearnerSetup, sim_data_dir, checkpoint, start_policy, budget: int,
-                episodes_per_update: int) -> dict:
+def _run_online(
+    run: _Run, learn: LearnerSetup, sim_data_dir, checkpoint, start_policy, budget: int, episodes_per_update: int
+) -> dict:
     """IQL, RLPD, SGFT: deploy with exploration, update after every `episodes_per_update` episodes."""
     env, ics = run.real_env_and_conditions()
     _, sim_eps = load_episodes(sim_data_dir)
     reward_fn = reward_function(learn.setting, checkpoint)
     labels_key = None if learn.setting == "manipulation" else label_key(sim_data_dir, checkpoint)
-    learner, sampler, shape = learn.online(run.method, sim_eps, observation_stats(sim_eps), run.demo_eps, reward_fn,
-                                           start_policy, labels_key)
+    learner, sampler, shape = learn.online(
+        run.method, sim_eps, observation_stats(sim_eps), run.demo_eps, reward_fn, start_policy, labels_key
+    )
     del sim_eps  # the learner holds what it needs as transitions; the episodes are as large again
     release_freed_memory()
     rng, period = np.random.default_rng(run.seed), run.task.spec.control_period_s
     rows, real_eps, budget_left = [], [], budget
     for j in range(run.rounds):
-        round_ics = ics[:min(run.episodes_per_round, budget_left)]
+        round_ics = ics[: min(run.episodes_per_round, budget_left)]
         round_eps, round_metrics = [], []
         for start in range(0, len(round_ics), episodes_per_update):
-            chunk = round_ics[start:start + episodes_per_update]
-            res = rollout(run.task, env, learner.agent(explore=True), chunk, seed=(run.seed, j), first_index=start,
-                          progress=run.progress, source=f"{run.method}-round-{j}")
-            write_real_episodes(run.out / "real_data", run.task, res.episodes, f"r{j:02d}_e{start:03d}",
-                                f"{run.method} rollouts")
+            chunk = round_ics[start : start + episodes_per_update]
+            res = rollout(
+                run.task,
+                env,
+                learner.agent(explore=True),
+                chunk,
+                seed=(run.seed, j),
+                first_index=start,
+                progress=run.progress,
+                source=f"{run.method}-round-{j}",
+            )
+            write_real_episodes(
+                run.out / "real_data", run.task, res.episodes, f"r{j:02d}_e{start:03d}", f"{run.method} rollouts"
+            )
             round_eps += res.episodes
             round_metrics += res.metrics
             new = shape(TransitionBuffer.from_episodes(res.episodes, reward_fn))
@@ -313,7 +406,12 @@ def _run_online(run: _Run, learn: LearnerSetup, sim_data_dir, checkpoint, start_
         budget_left -= len(round_eps)
         real_eps += round_eps
         rows.append(run.row(j, round_eps, round_metrics, _minutes(real_eps, period)))
-        log.info("%s round %d: success %.2f after %.1f real minutes", run.method, j, rows[-1]["success_rate"],
-                 rows[-1]["real_minutes"])
+        log.info(
+            "%s round %d: success %.2f after %.1f real minutes",
+            run.method,
+            j,
+            rows[-1]["success_rate"],
+            rows[-1]["real_minutes"],
+        )
     learner.save(run.out / "checkpoint")
     return run.write(rows)

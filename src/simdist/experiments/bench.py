@@ -60,11 +60,14 @@ def _random_batch(model: WorldModel, batch: int) -> dict:
     device = next(model.parameters()).device
     b = {
         "obs": {k: torch.randn(batch, *s) for k, s in spec.obs_shapes.items()},
-        "hist_proprio": torch.randn(batch, H, P), "hist_action": torch.randn(batch, H, A),
+        "hist_proprio": torch.randn(batch, H, P),
+        "hist_action": torch.randn(batch, H, A),
         "actions": torch.randn(batch, T, A),
         "future_obs": {k: torch.randn(batch, T, *s) for k, s in spec.obs_shapes.items()},
-        "rewards": torch.randn(batch, T), "values": torch.randn(batch, T),
-        "expert": torch.ones(batch, T), "labelled": torch.ones(batch),
+        "rewards": torch.randn(batch, T),
+        "values": torch.randn(batch, T),
+        "expert": torch.ones(batch, T),
+        "labelled": torch.ones(batch),
         "bc_labelled": torch.ones(batch),
     }
     if spec.command_dim:
@@ -105,13 +108,24 @@ def matmul_peak_gflops(device: torch.device, n: int = 1024, repeats: int = 20) -
 
 
 def machine() -> dict:
-    return {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
-            "torch": torch.__version__, "threads": torch.get_num_threads(), "bf16_units": cpu_has_bf16_matmul(),
-            "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "bf16_units": cpu_has_bf16_matmul(),
+        "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu",
+    }
 
 
-def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str = "cpu",
-               compile: bool | None = None, overrides: dict | None = None) -> dict:
+def bench_plan(
+    model_name: str,
+    mppi_name: str,
+    repeats: int = 30,
+    device: str = "cpu",
+    compile: bool | None = None,
+    overrides: dict | None = None,
+) -> dict:
     """Latency of one full control step (encode + context + MPPI iterations) at batch 1. FLOPs are counted
     on the eager path (the compiled one does the same arithmetic). `compile` overrides the preset's
     MPPIConfig.compile; when on, compile_s is the planner's one-off warm-up at construction (torch.compile,
@@ -132,18 +146,36 @@ def bench_plan(model_name: str, mppi_name: str, repeats: int = 30, device: str =
     with torch.inference_mode():
         times = [t * 1e3 for t in _time_s(lambda: step_with(planner), repeats, warmup=3, device=dev)]
     median = statistics.median(times)
-    return {"model_preset": model_name, "mppi_preset": mppi_name, "samples": cfg.samples,
-            "policy_samples": cfg.policy_samples, "iterations": cfg.iterations, "elites": cfg.elites,
-            "horizon": model.cfg.horizon,
-            "compile": cfg.compile, "compile_s": planner.compile_s, "cpu_bf16": cfg.cpu_bf16,
-            "bf16": cfg.compile and use_cpu_bf16(cfg.cpu_bf16, dev),
-            "params": sum(p.numel() for p in model.parameters()), "median_ms": median, "min_ms": min(times),
-            "gflop_per_plan": gflop, "achieved_gflops": gflop / (median / 1e3),
-            "peak_gflops": matmul_peak_gflops(dev), **machine()}
+    return {
+        "model_preset": model_name,
+        "mppi_preset": mppi_name,
+        "samples": cfg.samples,
+        "policy_samples": cfg.policy_samples,
+        "iterations": cfg.iterations,
+        "elites": cfg.elites,
+        "horizon": model.cfg.horizon,
+        "compile": cfg.compile,
+        "compile_s": planner.compile_s,
+        "cpu_bf16": cfg.cpu_bf16,
+        "bf16": cfg.compile and use_cpu_bf16(cfg.cpu_bf16, dev),
+        "params": sum(p.numel() for p in model.parameters()),
+        "median_ms": median,
+        "min_ms": min(times),
+        "gflop_per_plan": gflop,
+        "achieved_gflops": gflop / (median / 1e3),
+        "peak_gflops": matmul_peak_gflops(dev),
+        **machine(),
+    }
 
 
-def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bool = False,
-                compile_mode: str | None = None, batch_size: int | None = None) -> dict:
+def bench_train(
+    model_name: str,
+    repeats: int = 20,
+    device: str = "cpu",
+    amp: bool = False,
+    compile_mode: str | None = None,
+    batch_size: int | None = None,
+) -> dict:
     """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size, or
     `batch_size` (with `amp`: bf16 autocast, as the trainer uses on a GPU with `amp` and on a CPU with
     `cpu_bf16`). `compile_mode` runs the forward through torch.compile as the trainer's `TrainConfig.compile`
@@ -168,6 +200,14 @@ def bench_train(model_name: str, repeats: int = 20, device: str = "cpu", amp: bo
     _sync(dev)
     first_steps_s = time.perf_counter() - t0
     median = statistics.median(_time_s(step, repeats, warmup=1, device=dev))
-    return {"model_preset": model_name, "batch_size": batch_size, "amp": amp, "compile_mode": compile_mode,
-            "first_steps_s": first_steps_s, "median_step_s": median, "steps_per_s": 1 / median,
-            "sequences_per_s": batch_size / median, **machine()}
+    return {
+        "model_preset": model_name,
+        "batch_size": batch_size,
+        "amp": amp,
+        "compile_mode": compile_mode,
+        "first_steps_s": first_steps_s,
+        "median_step_s": median,
+        "steps_per_s": 1 / median,
+        "sequences_per_s": batch_size / median,
+        **machine(),
+    }

@@ -50,10 +50,20 @@ def head_input_shift(pretrained: WorldModel, finetuned: WorldModel, data_dir: st
     return {"latent_shift": float(latent), "value_shift": float(value)}
 
 
-def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, variants: dict[str, tuple[str, ...]],
-                           ft: FinetuneConfig, mppi: MPPIConfig, rounds: int, episodes_per_round: int,
-                           seeds: list[int], sim_data: str | Path | None = None, progress: bool = True,
-                           grid: str = "default") -> dict:
+def run_finetune_ablations(
+    task,
+    checkpoint: str | Path,
+    out: str | Path,
+    variants: dict[str, tuple[str, ...]],
+    ft: FinetuneConfig,
+    mppi: MPPIConfig,
+    rounds: int,
+    episodes_per_round: int,
+    seeds: list[int],
+    sim_data: str | Path | None = None,
+    progress: bool = True,
+    grid: str = "default",
+) -> dict:
     """Run (or resume) Alg. 1 for every variant (name → trainable groups) and seed; returns success per round.
 
     Results land in `out/NAME/seed_S/` (an ordinary `simdist adapt` directory each).
@@ -65,25 +75,43 @@ def run_finetune_ablations(task, checkpoint: str | Path, out: str | Path, varian
         per_seed, progress_m, shifts = {}, {}, {}
         for seed in seeds:
             cfg = AdaptConfig(rounds=rounds, episodes_per_round=episodes_per_round, grid=grid, seed=seed)
-            res = adapt(task, checkpoint, out / name / f"seed_{seed}", cfg, mppi, replace(ft, trainable=trainable),
-                        progress=progress, sim_data=sim_data)
+            res = adapt(
+                task,
+                checkpoint,
+                out / name / f"seed_{seed}",
+                cfg,
+                mppi,
+                replace(ft, trainable=trainable),
+                progress=progress,
+                sim_data=sim_data,
+            )
             per_seed[str(seed)] = [r["success_rate"] for r in res["rounds"]]
             if all(round_progress(r) is not None for r in res["rounds"]):  # the quadruped's forward progress
                 progress_m[str(seed)] = [round_progress(r) for r in res["rounds"]]
             run = out / name / f"seed_{seed}"
             if rounds > 0:  # the last finetuned model, on every real episode of its run
-                shifts[str(seed)] = head_input_shift(base, ckpt.load_model(run / f"round_{rounds:02d}" / "model"),
-                                                     run / "real_data")
+                shifts[str(seed)] = head_input_shift(
+                    base, ckpt.load_model(run / f"round_{rounds:02d}" / "model"), run / "real_data"
+                )
             log.info("finetune ablation %s seed %d: success per round %s", name, seed, per_seed[str(seed)])
             release_freed_memory()  # each adapt run loads the simulation replay anew
-        results[name] = {"trainable": list(trainable), "success_per_round": per_seed,
-                         "mean_success_per_round": np.mean(list(per_seed.values()), axis=0).tolist(),
-                         "final_model_shift": shifts}
+        results[name] = {
+            "trainable": list(trainable),
+            "success_per_round": per_seed,
+            "mean_success_per_round": np.mean(list(per_seed.values()), axis=0).tolist(),
+            "final_model_shift": shifts,
+        }
         if progress_m:
             results[name]["progress_per_round"] = progress_m
             results[name]["mean_progress_per_round"] = np.mean(list(progress_m.values()), axis=0).tolist()
-    return {"checkpoint": str(checkpoint), "rounds": rounds, "episodes_per_round": episodes_per_round, "grid": grid,
-            "seeds": list(seeds), "variants": results}
+    return {
+        "checkpoint": str(checkpoint),
+        "rounds": rounds,
+        "episodes_per_round": episodes_per_round,
+        "grid": grid,
+        "seeds": list(seeds),
+        "variants": results,
+    }
 
 
 def finetune_table(summary: dict) -> list[str]:
@@ -94,8 +122,10 @@ def finetune_table(summary: dict) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, r in summary["variants"].items():
         shift = r["final_model_shift"]
-        rows = [(s, v, [shift[s]["latent_shift"], shift[s]["value_shift"]] if s in shift else [])
-                for s, v in r["success_per_round"].items()]
+        rows = [
+            (s, v, [shift[s]["latent_shift"], shift[s]["value_shift"]] if s in shift else [])
+            for s, v in r["success_per_round"].items()
+        ]
         if len(rows) > 1:
             mean = [float(np.mean([x[k] for x in shift.values()])) for k in ("latent_shift", "value_shift")]
             rows.append(("mean", r["mean_success_per_round"], mean if shift else []))
@@ -103,7 +133,9 @@ def finetune_table(summary: dict) -> list[str]:
             cells = [name, "+".join(r["trainable"]), seed] + [f"{v:.2f}" for v in values + shifts]
             lines.append("| " + " | ".join(cells) + " |")
         if "mean_progress_per_round" in r:  # legged tasks: mean forward progress (m) over the seeds
-            cells = [name, "+".join(r["trainable"]), "progress (m)"] + [f"{v:.2f}" for v in r["mean_progress_per_round"]]
+            cells = [name, "+".join(r["trainable"]), "progress (m)"] + [
+                f"{v:.2f}" for v in r["mean_progress_per_round"]
+            ]
             lines.append("| " + " | ".join(cells + [""] * (len(head) - len(cells))) + " |")
     return lines
 

@@ -64,17 +64,20 @@ class PipelineConfig:
         if self.refine_rounds < 0:
             raise ValueError(f"refine_rounds is a number of planner rounds (0: none), got {self.refine_rounds}")
         if self.select_checkpoints < 0:
-            raise ValueError("select_checkpoints is a number of checkpoints (0: the last), got "
-                             f"{self.select_checkpoints}")
+            raise ValueError(
+                f"select_checkpoints is a number of checkpoints (0: the last), got {self.select_checkpoints}"
+            )
 
 
 SIM_EVAL_SEED, SELECTION_SEED = 1, 2  # the selection's trials are not the reported evaluation's
 
 PIPELINE_PRESETS = {
-    "cpu": PipelineConfig(episodes=500, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
-                          sim_eval_trials=20),
-    "paper": PipelineConfig(episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20,
-                            sim_eval_trials=20),
+    "cpu": PipelineConfig(
+        episodes=500, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20, sim_eval_trials=20
+    ),
+    "paper": PipelineConfig(
+        episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20, sim_eval_trials=20
+    ),
 }
 
 # `simdist demo`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an idle machine). A world
@@ -83,23 +86,35 @@ PIPELINE_PRESETS = {
 # replay. The planner is the one that inserts with that model (docs/tasks/peg-insertion.md): the paper's sampler
 # held near the BC chunk.
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
-DEMO = PipelineConfig(episodes=200, workers=2, pretrain_steps=None, rounds=2, episodes_per_round=20,
-                      sim_eval_trials=10, grids=("narrow",), mppi="manipulation-prior", finetune_steps=1000,
-                      video_seconds=45.0)  # the whole episode: an insertion takes 9-45 s, so each clip shows its end
+DEMO = PipelineConfig(
+    episodes=200,
+    workers=2,
+    pretrain_steps=None,
+    rounds=2,
+    episodes_per_round=20,
+    sim_eval_trials=10,
+    grids=("narrow",),
+    mppi="manipulation-prior",
+    finetune_steps=1000,
+    video_seconds=45.0,
+)  # the whole episode: an insertion takes 9-45 s, so each clip shows its end
 
 
 def _train_expert(task, out: Path, budget: int | None) -> None:
     if not hasattr(task, "train_expert"):
         able = [n for n in task_names() if hasattr(get_task(n), "train_expert")]
-        raise ValueError(f"--train-expert: task {task.spec.name!r} has no expert training entry point: its privileged "
-                         f"expert is a hand-written controller (scripted or analytic, see docs/tasks/), so there is "
-                         f"nothing to train. Tasks with a trainable expert: {able}")
+        raise ValueError(
+            f"--train-expert: task {task.spec.name!r} has no expert training entry point: its privileged "
+            f"expert is a hand-written controller (scripted or analytic, see docs/tasks/), so there is "
+            f"nothing to train. Tasks with a trainable expert: {able}"
+        )
     log.info("training the privileged expert of %s in %s", task.spec.name, out)
     task.train_expert(out, budget)
 
 
-def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool,
-                    device="cpu") -> dict:
+def _sim_evaluation(
+    task, model_dir: Path, planner, grids, trials: int, path: Path, progress: bool, device="cpu"
+) -> dict:
     """The planner's success in `sim` per grid before any real data (kept in `path`; a rerun reads it back)."""
     if path.exists():
         log.info("reusing the sim evaluation in %s", path)
@@ -108,8 +123,13 @@ def _sim_evaluation(task, model_dir: Path, planner, grids, trials: int, path: Pa
         check_model_fits_task(model, task, model_dir)
         per_grid = {}
         for grid in grids:
-            res = rollout(task, task.make_env("sim", seed=SIM_EVAL_SEED), MPPIAgent(model, planner),
-                          task.initial_conditions(grid, trials, seed=SIM_EVAL_SEED), progress=progress)
+            res = rollout(
+                task,
+                task.make_env("sim", seed=SIM_EVAL_SEED),
+                MPPIAgent(model, planner),
+                task.initial_conditions(grid, trials, seed=SIM_EVAL_SEED),
+                progress=progress,
+            )
             per_grid[grid] = res.summary(task.spec.control_period_s)
         atomic_write_text(path, json.dumps(per_grid, indent=2))
     return json.loads(path.read_text())
@@ -119,15 +139,25 @@ def _selected_checkpoint(task, run_dir: Path, last: int, grids, trials: int, pat
     """The best of the run's last `last` kept checkpoints by the BC head's `sim` success (kept in `path`)."""
     if not path.exists():
         candidates = candidate_checkpoints([run_dir])[-last:]
-        result = select_checkpoint(task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED,
-                                   progress=progress)
+        result = select_checkpoint(
+            task, candidates, PolicyAgent, "sim", tuple(grids), trials, SELECTION_SEED, progress=progress
+        )
         atomic_write_text(path, json.dumps(result, indent=2))
     return json.loads(path.read_text())
 
 
-def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = True, video: bool = True,
-                 train_expert: bool = False, expert_budget: int | None = None, checkpoint: str | Path | None = None,
-                 sizing: PipelineConfig | None = None, planner_device="cpu") -> dict:
+def run_pipeline(
+    task_name: str,
+    preset: str,
+    out: str | Path,
+    progress: bool = True,
+    video: bool = True,
+    train_expert: bool = False,
+    expert_budget: int | None = None,
+    checkpoint: str | Path | None = None,
+    sizing: PipelineConfig | None = None,
+    planner_device="cpu",
+) -> dict:
     """``checkpoint``: a pretrained world model to start from (pretraining is skipped); ``sizing``: the stage
     sizes (default: the preset's); ``planner_device``: where the evaluations and adaptation rounds plan."""
     if preset not in PIPELINE_PRESETS:
@@ -140,15 +170,26 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if checkpoint is not None:
         check_fits_task(checkpoint, task)  # before any work
         if cfg.select_checkpoints:
-            raise ValueError("select_checkpoints chooses among the run's own pretraining checkpoints; to choose "
-                             "among a given run's, use `simdist select` and pass the best as the checkpoint")
+            raise ValueError(
+                "select_checkpoints chooses among the run's own pretraining checkpoints; to choose "
+                "among a given run's, use `simdist select` and pass the best as the checkpoint"
+            )
     model_name = model_preset_for(task, preset)  # a bad planner override is refused before any work
     planner = task_planner(task, cfg.mppi or model_name, cfg.mppi_set)
     inputs = run_inputs(None, planner)  # the task's own real domain: no physics override
-    settings = {"task": task_name, "preset": preset, **asdict(cfg),
-                "checkpoint": str(checkpoint) if checkpoint else None, "inputs": inputs}
-    refuse_other_settings(out / "pipeline.json", settings, may_change=("rounds", "video_seconds"),
-                          recorded_since=("mppi_set", "select_checkpoints", "inputs", "refine_rounds"))
+    settings = {
+        "task": task_name,
+        "preset": preset,
+        **asdict(cfg),
+        "checkpoint": str(checkpoint) if checkpoint else None,
+        "inputs": inputs,
+    }
+    refuse_other_settings(
+        out / "pipeline.json",
+        settings,
+        may_change=("rounds", "video_seconds"),
+        recorded_since=("mppi_set", "select_checkpoints", "inputs", "refine_rounds"),
+    )
     finetune_cfg = finetune_preset(model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
@@ -165,15 +206,21 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         log.info("generating %d simulation episodes", cfg.episodes)
         generate(task, sim_data, cfg.episodes, cfg.workers, progress=progress)
     else:
-        log.info("reusing %s from an earlier run of this command (%d episodes)", sim_data,
-                 json.loads((sim_data / "stats.json").read_text())["episodes"])
+        log.info(
+            "reusing %s from an earlier run of this command (%d episodes)",
+            sim_data,
+            json.loads((sim_data / "stats.json").read_text())["episodes"],
+        )
     sim_stats = json.loads((sim_data / "stats.json").read_text())
 
     model_dir = Path(checkpoint) if checkpoint is not None else out / "pretrained"
     train_cfg = train_preset(model_name)
     if cfg.pretrain_steps:  # as `simdist pretrain --steps`: at least four checkpoints over the run
-        train_cfg = replace(train_cfg, steps=cfg.pretrain_steps,
-                            checkpoint_every=min(train_cfg.checkpoint_every, max(1, cfg.pretrain_steps // 4)))
+        train_cfg = replace(
+            train_cfg,
+            steps=cfg.pretrain_steps,
+            checkpoint_every=min(train_cfg.checkpoint_every, max(1, cfg.pretrain_steps // 4)),
+        )
     if cfg.select_checkpoints:
         train_cfg = replace(train_cfg, keep_checkpoints=True)
     if checkpoint is None and not (model_dir / "pretrain_done").exists():
@@ -183,30 +230,56 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
         log.info("reusing the world model pretrained in %s", model_dir)
     selection = None
     if cfg.select_checkpoints:
-        selection = _selected_checkpoint(task, model_dir, cfg.select_checkpoints, grids, cfg.sim_eval_trials,
-                                         out / "selection.json", progress)
+        selection = _selected_checkpoint(
+            task, model_dir, cfg.select_checkpoints, grids, cfg.sim_eval_trials, out / "selection.json", progress
+        )
         model_dir = Path(selection["best"])
-        log.info("deploying %s: BC head success %.2f in sim (its candidates %.2f-%.2f)", model_dir,
-                 selection["best_success"], selection["success_min"], selection["success_max"])
+        log.info(
+            "deploying %s: BC head success %.2f in sim (its candidates %.2f-%.2f)",
+            model_dir,
+            selection["best_success"],
+            selection["success_min"],
+            selection["success_max"],
+        )
 
     refined = None
     if cfg.refine_rounds:
-        refined = refine(task, model_dir, sim_data, out / "refine",
-                         RefineConfig(rounds=cfg.refine_rounds, train_preset=model_name), planner, progress)
+        refined = refine(
+            task,
+            model_dir,
+            sim_data,
+            out / "refine",
+            RefineConfig(rounds=cfg.refine_rounds, train_preset=model_name),
+            planner,
+            progress,
+        )
         model_dir, sim_data = Path(refined["checkpoint"]), Path(refined["sim_data"])
 
-    sim_eval = _sim_evaluation(task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress,
-                               planner_device)
+    sim_eval = _sim_evaluation(
+        task, model_dir, planner, grids, cfg.sim_eval_trials, out / "sim_eval.json", progress, planner_device
+    )
 
     results = {}
     legged = bool(task.spec.command_dim)
     for grid in ("all",) if legged else grids:
         n = cfg.legged_trials_per_grid * len(task.grids) if legged else cfg.episodes_per_round
         adapt_cfg = AdaptConfig(rounds=cfg.rounds, episodes_per_round=n, grid=grid)
-        results[grid] = adapt(task, model_dir, out / f"adapt_{grid}", adapt_cfg, planner, finetune_cfg,
-                              progress=progress, sim_data=sim_data, planner_device=planner_device)
+        results[grid] = adapt(
+            task,
+            model_dir,
+            out / f"adapt_{grid}",
+            adapt_cfg,
+            planner,
+            finetune_cfg,
+            progress=progress,
+            sim_data=sim_data,
+            planner_device=planner_device,
+        )
     summary = {
-        "task": task_name, "preset": preset, "out": str(out), "world_model": str(model_dir),
+        "task": task_name,
+        "preset": preset,
+        "out": str(out),
+        "world_model": str(model_dir),
         "zero_shot_success": sum(r["zero_shot_success"] for r in results.values()) / len(results),
         "final_success": sum(r["final_success"] for r in results.values()) / len(results),
         "real_minutes": sum(r["real_minutes"] for r in results.values()),
@@ -217,12 +290,21 @@ def run_pipeline(task_name: str, preset: str, out: str | Path, progress: bool = 
     if refined is not None:
         summary["refine"] = [{k: r[k] for k in ("round", "episodes", "planner_success")} for r in refined["rounds"]]
     if selection is not None:
-        summary["checkpoint_selection"] = {k: selection[k] for k in ("best", "best_success", "success_min",
-                                                                     "success_max")}
+        summary["checkpoint_selection"] = {
+            k: selection[k] for k in ("best", "best_success", "success_min", "success_max")
+        }
     videos = None
     if video:
-        videos = record_run_videos(task, out, model_dir, out / f"adapt_{next(iter(results))}", cfg.rounds, grids[0],
-                                   planner, VideoConfig(max_seconds=cfg.video_seconds))
+        videos = record_run_videos(
+            task,
+            out,
+            model_dir,
+            out / f"adapt_{next(iter(results))}",
+            cfg.rounds,
+            grids[0],
+            planner,
+            VideoConfig(max_seconds=cfg.video_seconds),
+        )
     write_report(out, summary, results, videos, cfg.video_seconds)
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=2))
     return summary

@@ -29,18 +29,37 @@ def as_labelled_demo(episode: Episode) -> Episode:
     return replace(episode, expert=np.ones(len(episode), bool), source_policy=episode.source_policy or "demonstration")
 
 
-def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Episode], cfg: AdaptConfig,
-                   mppi: MPPIConfig, ft: FinetuneConfig, progress: bool = False,
-                   sim_data: str | Path | None = None, physics=None) -> dict:
+def run_simdist_bc(
+    task,
+    checkpoint: str | Path,
+    out: str | Path,
+    demos: list[Episode],
+    cfg: AdaptConfig,
+    mppi: MPPIConfig,
+    ft: FinetuneConfig,
+    progress: bool = False,
+    sim_data: str | Path | None = None,
+    physics=None,
+) -> dict:
     """Alg. 1 with the policy head finetuned too. `sim_data` is needed when `ft` replays simulation windows
     (their expert actions then enter the BC term beside the demonstrations, keeping the head near its pretraining)."""
     out = Path(out)
     data_dir = out / "real_data"
     spec = task.spec
-    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="real", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                         command_dim=spec.command_dim, action_low=spec.action_low,
-                                         action_high=spec.action_high, notes="SimDist+BC: demos + adapt rollouts"))
+    create_dataset(
+        data_dir,
+        DatasetInfo(
+            task=spec.name,
+            domain="real",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes="SimDist+BC: demos + adapt rollouts",
+        ),
+    )
     written = {p.stem for p in episode_files(data_dir)}
     for i, demo in enumerate(demos):
         name = f"{DEMO_FILE_PREFIX}_{i:03d}"
@@ -48,7 +67,8 @@ def run_simdist_bc(task, checkpoint: str | Path, out: str | Path, demos: list[Ep
             write_episodes(data_dir, [as_labelled_demo(demo)], name=name)
     if cfg.rounds == 0:
         log.warning("SimDist+BC with 0 rounds never finetunes: it equals SimDist zero-shot")
-    result = adapt(task, checkpoint, out, cfg, mppi, with_bc_head(ft), physics=physics, progress=progress,
-                   sim_data=sim_data)
+    result = adapt(
+        task, checkpoint, out, cfg, mppi, with_bc_head(ft), physics=physics, progress=progress, sim_data=sim_data
+    )
     result["method"] = METHOD
     return result

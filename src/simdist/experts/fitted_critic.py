@@ -115,8 +115,11 @@ def collect_expert_returns(task, cfg: CriticFitConfig) -> tuple[np.ndarray, np.n
         states.append(np.array(ep_states)[mask])
         returns.append(g[mask])
         episode_ids.append(np.full(int(mask.sum()), ep))
-    return (np.concatenate(states).astype(np.float32), np.concatenate(returns).astype(np.float32),
-            np.concatenate(episode_ids))
+    return (
+        np.concatenate(states).astype(np.float32),
+        np.concatenate(returns).astype(np.float32),
+        np.concatenate(episode_ids),
+    )
 
 
 def r_squared(pred: torch.Tensor, target: torch.Tensor) -> float:
@@ -131,8 +134,9 @@ def near_goal_rmse(pred: torch.Tensor, target: torch.Tensor, quantile: float = 0
     return float((pred[top] - target[top]).pow(2).mean().sqrt())
 
 
-def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
-               cfg: CriticFitConfig) -> tuple[MLPCritic, dict[str, float]]:
+def fit_critic(
+    states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray, cfg: CriticFitConfig
+) -> tuple[MLPCritic, dict[str, float]]:
     """Fit the MLP critic; returns it and its R² on held-out *episodes* (states of one episode are
     correlated, so a per-state split would overstate the fit), overall and near the goal."""
     torch.manual_seed(cfg.seed)
@@ -161,14 +165,20 @@ def fit_critic(states: np.ndarray, returns: np.ndarray, episode_ids: np.ndarray,
     with torch.no_grad():
         pred = critic(x[val])
     r2, rmse_top = r_squared(pred, y[val]), near_goal_rmse(pred, y[val])
-    log.info("critic fitted on %d states; held-out R² %.4f, RMS error near the goal (top quartile of returns) %.3f",
-             len(train), r2, rmse_top)
+    log.info(
+        "critic fitted on %d states; held-out R² %.4f, RMS error near the goal (top quartile of returns) %.3f",
+        len(train),
+        r2,
+        rmse_top,
+    )
     return critic.eval(), {"r2_heldout": r2, "rmse_heldout_near_goal": rmse_top}
 
 
 def fit_and_save(task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig()) -> float:
     states, returns, episode_ids = collect_expert_returns(task, cfg)
     critic, quality = fit_critic(states, returns, episode_ids, cfg)
-    critic.save(directory, {"task": task.spec.name, "gamma": task.spec.gamma, **quality,
-                            "states": int(len(states)), "fit": asdict(cfg)})
+    critic.save(
+        directory,
+        {"task": task.spec.name, "gamma": task.spec.gamma, **quality, "states": int(len(states)), "fit": asdict(cfg)},
+    )
     return quality["r2_heldout"]

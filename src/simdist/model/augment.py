@@ -12,8 +12,9 @@ from typing import Mapping
 import torch
 
 
-def add_sensor_noise(obs: Mapping[str, torch.Tensor], sensor_noise_std: Mapping[str, tuple[float, ...]],
-                     scale: float) -> dict[str, torch.Tensor]:
+def add_sensor_noise(
+    obs: Mapping[str, torch.Tensor], sensor_noise_std: Mapping[str, tuple[float, ...]], scale: float
+) -> dict[str, torch.Tensor]:
     """`obs` (raw units) plus Gaussian noise of std `scale` × `sensor_noise_std[group]` (one value per element of the
     group's last axis, or one for all); groups without a declared std, such as the command, are left as they are."""
     if scale <= 0:

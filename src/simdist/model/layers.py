@@ -143,9 +143,15 @@ UNROLL_MAX_TOKENS = 32
 
 
 def _unrolled_ok(x: torch.Tensor, heads: int, dropout: bool) -> bool:
-    return (torch.compiler.is_compiling() and not torch.is_grad_enabled() and not x.is_cuda and not dropout
-            and x.shape[0] > 1
-            and x.shape[-1] // heads <= UNROLL_MAX_HEAD_DIM and x.shape[1] <= UNROLL_MAX_TOKENS)
+    return (
+        torch.compiler.is_compiling()
+        and not torch.is_grad_enabled()
+        and not x.is_cuda
+        and not dropout
+        and x.shape[0] > 1
+        and x.shape[-1] // heads <= UNROLL_MAX_HEAD_DIM
+        and x.shape[1] <= UNROLL_MAX_TOKENS
+    )
 
 
 class CrossAttention(nn.Module):
@@ -165,8 +171,12 @@ class CrossAttention(nn.Module):
         k, v = kv
         b, n, d = x.shape
         shared = k.shape[0] == 1 and b > 1
-        if (shared and not x.is_cuda and not (self.training and self.dropout > 0)
-                and FUSED_MIN_QUERIES <= b * n <= TRANSPOSED_MAX_QUERIES):
+        if (
+            shared
+            and not x.is_cuda
+            and not (self.training and self.dropout > 0)
+            and FUSED_MIN_QUERIES <= b * n <= TRANSPOSED_MAX_QUERIES
+        ):
             return self._shared_transposed(x, k, v)
         if shared:  # no mask in cross-attention, so all B·N queries can attend to the one context at once
             x = x.reshape(1, b * n, d)
@@ -203,8 +213,9 @@ class FeedForward(nn.Sequential):
 class EncoderLayer(nn.Module):
     """Post-LN: x = LN(x + SelfAttn(x)); x = LN(x + FFN(x))."""
 
-    def __init__(self, dim: int, heads: int, ffn_dim: int, attn_dropout: float, mlp_dropout: float,
-                 causal: bool = False):
+    def __init__(
+        self, dim: int, heads: int, ffn_dim: int, attn_dropout: float, mlp_dropout: float, causal: bool = False
+    ):
         super().__init__()
         self.attn = SelfAttention(dim, heads, attn_dropout, causal)
         self.ffn = FeedForward(dim, ffn_dim, mlp_dropout)
@@ -236,9 +247,7 @@ class TransformerDecoder(nn.Module):
 
     def __init__(self, dim: int, layers: int, heads: int, ffn_dim: int, attn_dropout: float, mlp_dropout: float):
         super().__init__()
-        self.layers = nn.ModuleList(
-            DecoderLayer(dim, heads, ffn_dim, attn_dropout, mlp_dropout) for _ in range(layers)
-        )
+        self.layers = nn.ModuleList(DecoderLayer(dim, heads, ffn_dim, attn_dropout, mlp_dropout) for _ in range(layers))
 
     def cache(self, context: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         return [layer.cross_attn.cache(context) for layer in self.layers]

@@ -40,6 +40,7 @@ def world_model_loss(model: WorldModel, batch: dict, weights: LossConfig) -> tup
 
     terms: dict[str, torch.Tensor] = {"latent": future_mean((out["zhat"] - out["z_target"]).pow(2))}
     extra_logs: dict[str, torch.Tensor] = {}  # parts of a term, logged apart
+
     def labelled_mean(per_window: torch.Tensor, key: str = "labelled") -> torch.Tensor:
         labelled = batch[key] > 0  # (B,) windows with these labels; missing labels never poison the loss
         return torch.where(labelled, per_window, torch.zeros_like(per_window)).sum() / labelled.sum().clamp_min(1)

@@ -29,8 +29,11 @@ def frozen_copy(model: WorldModel) -> WorldModel:
 def policy_anchor_loss(model: WorldModel, anchor: WorldModel, batch: dict) -> torch.Tensor:
     with torch.no_grad():  # the context: frozen encoder and history, no augmentation
         z = model.encode_n(model.normalize_obs(batch["obs"]))
-        context = model.context_n(z, model.normalizer.normalize(PROPRIO, batch["hist_proprio"]),
-                                  model.normalizer.normalize(ACTION, batch["hist_action"]))
+        context = model.context_n(
+            z,
+            model.normalizer.normalize(PROPRIO, batch["hist_proprio"]),
+            model.normalizer.normalize(ACTION, batch["hist_action"]),
+        )
         policy_ctx = model.policy_context_n(context)
         command_n = model.normalizer.normalize(COMMAND, batch["commands"]) if model.spec.command_dim else None
         before = anchor.policy_n(anchor.policy["decoder"].cache(policy_ctx), z.shape[0], command_n)

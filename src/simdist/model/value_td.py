@@ -50,15 +50,17 @@ def discounted_targets(rewards: torch.Tensor, bootstrap: torch.Tensor, discount:
     return out
 
 
-def value_td_terms(model: WorldModel, target_value: nn.Module, batch: dict,
-                   discount: float) -> tuple[torch.Tensor, torch.Tensor]:
+def value_td_terms(
+    model: WorldModel, target_value: nn.Module, batch: dict, discount: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(prediction, target), both (B, T) in z-scored value units; only the prediction carries gradients."""
     norm = model.normalizer
     command_n = norm.normalize(COMMAND, batch["commands"]) if model.spec.command_dim else None
     with torch.no_grad():
         z = model.encode_n(model.normalize_obs(batch["obs"]))
-        context = model.context_n(z, norm.normalize(PROPRIO, batch["hist_proprio"]),
-                                  norm.normalize(ACTION, batch["hist_action"]))
+        context = model.context_n(
+            z, norm.normalize(PROPRIO, batch["hist_proprio"]), norm.normalize(ACTION, batch["hist_action"])
+        )
         actions_n = norm.normalize(ACTION, batch["actions"])
         zhat = model.latents_n(model.dynamics["decoder"].cache(context), actions_n)
         rewards = norm.denormalize(REWARD, model.rewards_n(z, zhat, actions_n, command_n))

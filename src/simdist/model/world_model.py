@@ -88,8 +88,17 @@ class PlanningContext:
 
 
 class WorldModel(nn.Module):
-    PARAMETER_GROUPS = ("encoder", "history", "action_embedding", "dynamics", "reward", "value", "policy", "decoder",
-                        "ensemble")
+    PARAMETER_GROUPS = (
+        "encoder",
+        "history",
+        "action_embedding",
+        "dynamics",
+        "reward",
+        "value",
+        "policy",
+        "decoder",
+        "ensemble",
+    )
 
     def __init__(self, cfg: ModelConfig, spec: ModelSpec):
         super().__init__()
@@ -114,20 +123,31 @@ class WorldModel(nn.Module):
         self.action_position = nn.Parameter(torch.randn(T, d))
         # The authors read ẑ straight off the post-LN decoder, which pins every predicted latent to the
         # LayerNorm's affine range; a linear read-out lets ẑ match encoder latents of any scale.
-        self.dynamics = nn.ModuleDict({
-            "decoder": TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
-                                          cfg.attention_dropout, cfg.mlp_dropout),
-            "out": nn.Linear(d, d),
-        })
+        self.dynamics = nn.ModuleDict(
+            {
+                "decoder": TransformerDecoder(
+                    d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim, cfg.attention_dropout, cfg.mlp_dropout
+                ),
+                "out": nn.Linear(d, d),
+            }
+        )
         per_step = cfg.head_type == "mlp"
         self.reward = TrajectoryHead(d + A + C, cfg, cfg.reward.layers, cfg.reward.heads, per_step)
         self.value = TrajectoryHead(d + C, cfg, cfg.value.layers, cfg.value.heads, per_step)
-        self.policy = nn.ModuleDict({
-            "query": nn.Linear(max(C, 1), d),
-            "decoder": TransformerDecoder(d, cfg.policy.layers, cfg.policy.heads, cfg.policy_ffn_dim or cfg.ffn_dim,
-                                          cfg.attention_dropout, cfg.mlp_dropout),
-            "out": nn.Linear(d, A),
-        })
+        self.policy = nn.ModuleDict(
+            {
+                "query": nn.Linear(max(C, 1), d),
+                "decoder": TransformerDecoder(
+                    d,
+                    cfg.policy.layers,
+                    cfg.policy.heads,
+                    cfg.policy_ffn_dim or cfg.ffn_dim,
+                    cfg.attention_dropout,
+                    cfg.mlp_dropout,
+                ),
+                "out": nn.Linear(d, A),
+            }
+        )
         if cfg.policy_step_width:  # inside `policy`: the same parameter group, frozen and trained with the chunk
             self.policy["step"] = MLP(d + C, (cfg.policy_step_width,) * 2, A)
         self.policy_position = nn.Parameter(torch.randn(T, d))
@@ -135,11 +155,22 @@ class WorldModel(nn.Module):
             flat = sum(math.prod(s) for s in spec.obs_shapes.values())
             self.decoder = MLP(d, (cfg.ffn_dim,), flat)
         if cfg.dynamics_ensemble:  # built last, so the paper's modules draw the same initial weights with or without
-            self.dynamics_members = nn.ModuleList(nn.ModuleDict({
-                "decoder": TransformerDecoder(d, cfg.dynamics.layers, cfg.dynamics.heads, cfg.ffn_dim,
-                                              cfg.attention_dropout, cfg.mlp_dropout),
-                "out": nn.Linear(d, d),
-            }) for _ in range(cfg.dynamics_ensemble))
+            self.dynamics_members = nn.ModuleList(
+                nn.ModuleDict(
+                    {
+                        "decoder": TransformerDecoder(
+                            d,
+                            cfg.dynamics.layers,
+                            cfg.dynamics.heads,
+                            cfg.ffn_dim,
+                            cfg.attention_dropout,
+                            cfg.mlp_dropout,
+                        ),
+                        "out": nn.Linear(d, d),
+                    }
+                )
+                for _ in range(cfg.dynamics_ensemble)
+            )
 
     # ------------------------------------------------------------------------------ parameter groups
     def parameter_group(self, name: str) -> list[tuple[str, nn.Parameter]]:
@@ -190,7 +221,7 @@ class WorldModel(nn.Module):
         if self.cfg.policy_sees_actions:
             return context
         n = context.shape[1]  # [o, a, o, a, …, z]: keep the o tokens and z
-        return torch.cat((context[:, 0:n - 1:2], context[:, -1:]), dim=1)
+        return torch.cat((context[:, 0 : n - 1 : 2], context[:, -1:]), dim=1)
 
     def latents_n(self, dynamics_kv: list, actions_n: torch.Tensor) -> torch.Tensor:
         """ẑ_{t+1..t+T} from T candidate actions in one pass."""
@@ -209,15 +240,17 @@ class WorldModel(nn.Module):
             return x
         return torch.cat((x, command_n.expand(*x.shape[:-1], command_n.shape[-1])), dim=-1)
 
-    def _reward_inputs(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor,
-                       command_n: torch.Tensor | None) -> torch.Tensor:
+    def _reward_inputs(
+        self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor, command_n: torch.Tensor | None
+    ) -> torch.Tensor:
         """Step k's reward-head input: z_{t+k} (z_t, then predicted latents), a_{t+k} and g_{t+k}."""
         z_seq = torch.cat((z.unsqueeze(1).expand(zhat.shape[0], 1, -1), zhat[:, :-1]), dim=1)
         x = torch.cat((z_seq, actions_n), dim=-1)
         return self._with_command(x, None if command_n is None else command_n[:, :-1])
 
-    def rewards_n(self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor,
-                  command_n: torch.Tensor | None) -> torch.Tensor:
+    def rewards_n(
+        self, z: torch.Tensor, zhat: torch.Tensor, actions_n: torch.Tensor, command_n: torch.Tensor | None
+    ) -> torch.Tensor:
         """r̂_{t..t+T-1}; step k sees z_{t+k} (z_t, then predicted latents), a_{t+k} and g_{t+k}."""
         return self.reward(self._reward_inputs(z, zhat, actions_n, command_n))
 
@@ -264,8 +297,9 @@ class WorldModel(nn.Module):
             "zhat": zhat,
             "reward": self.rewards_n(z, zhat, actions_n, command_n),
             "value": self.values_n(zhat, command_n),
-            "policy": self.policy_n(self.policy["decoder"].cache(self.policy_context_n(context)), z.shape[0],
-                                   command_n),
+            "policy": self.policy_n(
+                self.policy["decoder"].cache(self.policy_context_n(context)), z.shape[0], command_n
+            ),
             "actions_n": actions_n,
         }
         if "step" in self.policy:
@@ -283,12 +317,18 @@ class WorldModel(nn.Module):
 
     # ----------------------------------------------------------------------------------- planning
     @torch.no_grad()
-    def planning_context(self, obs: dict[str, torch.Tensor], hist_proprio: torch.Tensor,
-                         hist_action: torch.Tensor, command: torch.Tensor | None = None) -> PlanningContext:
+    def planning_context(
+        self,
+        obs: dict[str, torch.Tensor],
+        hist_proprio: torch.Tensor,
+        hist_action: torch.Tensor,
+        command: torch.Tensor | None = None,
+    ) -> PlanningContext:
         """Encode the current state once per plan (batch 1, raw units)."""
         z = self.encode(obs)
-        context = self.context_n(z, self.normalizer.normalize(PROPRIO, hist_proprio),
-                                 self.normalizer.normalize(ACTION, hist_action))
+        context = self.context_n(
+            z, self.normalizer.normalize(PROPRIO, hist_proprio), self.normalizer.normalize(ACTION, hist_action)
+        )
         command_n = None
         if self.spec.command_dim:
             if command is None:
@@ -300,9 +340,15 @@ class WorldModel(nn.Module):
         return PlanningContext(z, self.dynamics["decoder"].cache(context), policy_kv, command_n, member_kv)
 
     @torch.no_grad()
-    def plan_returns_n(self, ctx: PlanningContext, actions_n: torch.Tensor, discount: float,
-                       value_weight: float = 1.0, uncertainty_weight: float = 0.0,
-                       reference_n: torch.Tensor | None = None) -> torch.Tensor:
+    def plan_returns_n(
+        self,
+        ctx: PlanningContext,
+        actions_n: torch.Tensor,
+        discount: float,
+        value_weight: float = 1.0,
+        uncertainty_weight: float = 0.0,
+        reference_n: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """R = Σ_k γ^k r̂_{t+k} + w γ^T v̂_{t+T} in raw reward units, for N normalised action sequences (w = 1: the
         paper's return). Where the model has ensemble decoders (ModelConfig.dynamics_ensemble) and
         `uncertainty_weight` κ > 0, the pessimistic return instead: R(a) minus κ × the spread over the paper's
@@ -325,8 +371,9 @@ class WorldModel(nn.Module):
         gains = returns[:, :-1] - returns[:, -1:]
         return returns[0, :-1] - uncertainty_weight * gains.std(0)
 
-    def return_parts_n(self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor,
-                       discount: float) -> tuple[torch.Tensor, torch.Tensor]:
+    def return_parts_n(
+        self, ctx: PlanningContext, zhat: torch.Tensor, actions_n: torch.Tensor, discount: float
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(Σ_k γ^k r̂_{t+k}, v̂_{t+T}) in raw units for latents ẑ_{t+1..t+T} (N, T, d) reached by `actions_n`."""
         cmd = None if ctx.command_n is None else ctx.command_n.expand(actions_n.shape[0], -1, -1)
         rewards = self.normalizer.denormalize(REWARD, self.rewards_n(ctx.z, zhat, actions_n, cmd))

@@ -78,8 +78,10 @@ class MPPIAgent(_HistoryAgent):
         gate_weight) and the mean distance of the executed action from the BC head's (normalised units)."""
         if not self._plans:
             return {}
-        return {"planner_acted": float(np.mean([not p.gated for p in self._plans])),
-                "action_distance_to_head": float(np.mean([p.distance_to_head for p in self._plans]))}
+        return {
+            "planner_acted": float(np.mean([not p.gated for p in self._plans])),
+            "action_distance_to_head": float(np.mean([p.distance_to_head for p in self._plans])),
+        }
 
     def reseed(self, seed: int) -> None:
         """The planner's noise for the episode of `seed`, from (MPPIConfig.seed, seed) alone (see eval.rollout)."""

@@ -24,8 +24,8 @@ import ctypes
 import logging
 import sys
 import time
-from math import nan
 from dataclasses import dataclass
+from math import nan
 
 import torch
 
@@ -50,8 +50,9 @@ class PlanResult:
 class MPPIPlanner:
     def __init__(self, model: WorldModel, cfg: MPPIConfig):
         if cfg.elites > cfg.samples + cfg.policy_samples:
-            raise ValueError(f"elites ({cfg.elites}) exceeds the number of candidates "
-                             f"({cfg.samples} + {cfg.policy_samples})")
+            raise ValueError(
+                f"elites ({cfg.elites}) exceeds the number of candidates ({cfg.samples} + {cfg.policy_samples})"
+            )
         self.model, self.cfg = model.eval(), cfg
         self.T, self.A = model.cfg.horizon, model.spec.action_dim
         norm = model.normalizer
@@ -91,17 +92,20 @@ class MPPIPlanner:
         ctx = self.model.planning_context(obs, zeros(H, spec.obs_shapes[PROPRIO][0]), zeros(H, self.A), command)
         policy_chunk = self._clip(self._policy(ctx.z, ctx.policy_kv, ctx.command_n)[0])
         std = torch.full((self.T, self.A), self.cfg.init_std, device=self.device)
-        noise = [torch.zeros(n, self.T, self.A, device=self.device)
-                 for n in (self.cfg.samples, self.cfg.policy_samples)]
-        self._iterate(ctx.z, ctx.dynamics_kv, ctx.member_kv, ctx.command_n, policy_chunk.clone(), std, policy_chunk,
-                      *noise)
+        noise = [
+            torch.zeros(n, self.T, self.A, device=self.device) for n in (self.cfg.samples, self.cfg.policy_samples)
+        ]
+        self._iterate(
+            ctx.z, ctx.dynamics_kv, ctx.member_kv, ctx.command_n, policy_chunk.clone(), std, policy_chunk, *noise
+        )
         seconds = time.perf_counter() - t0
         log.info("MPPI: compiled the planner iteration in %.1f s", seconds)
         return seconds
 
     def _returns(self, ctx: PlanningContext, candidates: torch.Tensor, policy_chunk: torch.Tensor) -> torch.Tensor:
-        return self.model.plan_returns_n(ctx, candidates, self.cfg.discount, self.cfg.value_weight,
-                                         self.cfg.pessimism, policy_chunk)
+        return self.model.plan_returns_n(
+            ctx, candidates, self.cfg.discount, self.cfg.value_weight, self.cfg.pessimism, policy_chunk
+        )
 
     def _policy_chunk(self, ctx: PlanningContext) -> torch.Tensor:
         if self._policy is None:
@@ -133,8 +137,18 @@ class MPPIPlanner:
             if self._iterate is None:
                 new_mean, new_std, best_r = self._iteration(ctx, mean, std, policy_chunk, noise, policy_noise)
             else:
-                new_mean, new_std, best_r = _call_compiled(self._iterate, ctx.z, ctx.dynamics_kv, ctx.member_kv,
-                                                           ctx.command_n, mean, std, policy_chunk, noise, policy_noise)
+                new_mean, new_std, best_r = _call_compiled(
+                    self._iterate,
+                    ctx.z,
+                    ctx.dynamics_kv,
+                    ctx.member_kv,
+                    ctx.command_n,
+                    mean,
+                    std,
+                    policy_chunk,
+                    noise,
+                    policy_noise,
+                )
             if not torch.isfinite(best_r):
                 fallback = True
                 mean = policy_chunk
@@ -150,8 +164,15 @@ class MPPIPlanner:
         if self.low is not None:  # exact raw bounds (the normalised clip can be off by rounding)
             action = torch.maximum(torch.minimum(action, self.high), self.low)
         distance = float((mean[0] - policy_chunk[0]).pow(2).mean().sqrt())
-        return PlanResult(action=action, mean=mean, best_return=best, fallback=fallback, gated=gated,
-                          distance_to_head=distance, gain=gain)
+        return PlanResult(
+            action=action,
+            mean=mean,
+            best_return=best,
+            fallback=fallback,
+            gated=gated,
+            distance_to_head=distance,
+            gain=gain,
+        )
 
     def gate_threshold(self) -> float:
         """gate_weight × the model's measured return error: the plan acts only where its predicted gain over the BC
@@ -166,8 +187,15 @@ class MPPIPlanner:
         scores = self._returns(ctx, pair, policy_chunk) - prior_penalty(pair, policy_chunk, self.cfg)
         return float(scores[0] - scores[1])
 
-    def _iteration(self, ctx: PlanningContext, mean: torch.Tensor, std: torch.Tensor, policy_chunk: torch.Tensor,
-                   noise: torch.Tensor, policy_noise: torch.Tensor):
+    def _iteration(
+        self,
+        ctx: PlanningContext,
+        mean: torch.Tensor,
+        std: torch.Tensor,
+        policy_chunk: torch.Tensor,
+        noise: torch.Tensor,
+        policy_noise: torch.Tensor,
+    ):
         """One MPPI iteration (eager): sample around (mean, std) and the base policy, score, refit."""
         prior = policy_chunk + self.cfg.policy_noise_std * policy_noise
         candidates = self._clip(torch.cat((mean + std * noise, prior)))
@@ -248,8 +276,9 @@ def _compiled_heads(planner: MPPIPlanner):
         ctx = PlanningContext(z, dynamics_kv, [], command_n, member_kv)
         candidates = clip(torch.cat((mean + std * noise, policy_chunk + cfg.policy_noise_std * policy_noise)))
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):  # the model's products; the refit in fp32
-            returns = WorldModel.plan_returns_n(model, ctx, candidates, cfg.discount, cfg.value_weight,
-                                                cfg.pessimism, policy_chunk).float()
+            returns = WorldModel.plan_returns_n(
+                model, ctx, candidates, cfg.discount, cfg.value_weight, cfg.pessimism, policy_chunk
+            ).float()
         return refit(candidates, returns - prior_penalty(candidates, policy_chunk, cfg), cfg)
 
     def policy(z, policy_kv, command_n):  # z: the single-step head's input, where the model has one

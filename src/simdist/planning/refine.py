@@ -21,8 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from simdist.config import train_preset, with_steps
-from simdist.data.episodes import (DatasetInfo, Episode, atomic_write_text, create_dataset, merge_datasets,
-                                   read_info, write_episodes)
+from simdist.data.episodes import (
+    DatasetInfo,
+    Episode,
+    atomic_write_text,
+    create_dataset,
+    merge_datasets,
+    read_info,
+    write_episodes,
+)
 from simdist.eval.rollout import episode_seed, reseed_agent
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig
@@ -70,16 +77,29 @@ def planner_episode(task, env, agent: MPPIAgent, critic, seed: int) -> Episode:
         if terminated or truncated:
             break
     metrics = task.episode_metrics(rec["infos"])
-    return Episode(obs={g: np.asarray(v, np.float32) for g, v in seen.items()},
-                   action=np.asarray(rec["action"], np.float32),
-                   command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
-                   reward=np.asarray(rec["reward"], np.float32), value=np.asarray(rec["value"], np.float32),
-                   expert=np.zeros(len(rec["action"]), bool), success=bool(metrics.get("success", 0.0)),
-                   source_policy="planner", metrics=metrics)
+    return Episode(
+        obs={g: np.asarray(v, np.float32) for g, v in seen.items()},
+        action=np.asarray(rec["action"], np.float32),
+        command=np.asarray(rec["command"], np.float32) if spec.command_dim else None,
+        reward=np.asarray(rec["reward"], np.float32),
+        value=np.asarray(rec["value"], np.float32),
+        expert=np.zeros(len(rec["action"]), bool),
+        success=bool(metrics.get("success", 0.0)),
+        source_policy="planner",
+        metrics=metrics,
+    )
 
 
-def collect_planner_episodes(task, model_dir: str | Path, out: str | Path, episodes: int, planner: MPPIConfig,
-                             seed: tuple[int, ...], progress: bool = True, files_of: int = 50) -> dict:
+def collect_planner_episodes(
+    task,
+    model_dir: str | Path,
+    out: str | Path,
+    episodes: int,
+    planner: MPPIConfig,
+    seed: tuple[int, ...],
+    progress: bool = True,
+    files_of: int = 50,
+) -> dict:
     """`episodes` planner episodes of the model in `model_dir` into the dataset `out` (written once complete:
     `stats.json` marks it); returns their statistics."""
     spec, out = task.spec, Path(out)
@@ -87,10 +107,20 @@ def collect_planner_episodes(task, model_dir: str | Path, out: str | Path, episo
         return json.loads((out / "stats.json").read_text())
     if out.exists():  # an interrupted collection: its seeds are fixed, so it starts again
         shutil.rmtree(out)
-    create_dataset(out, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
-                                    obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                    command_dim=spec.command_dim, action_low=spec.action_low,
-                                    action_high=spec.action_high, notes=f"planner episodes of {model_dir}"))
+    create_dataset(
+        out,
+        DatasetInfo(
+            task=spec.name,
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=f"planner episodes of {model_dir}",
+        ),
+    )
     env = task.make_env("sim", seed=episode_seed(seed, 0))
     agent, critic = MPPIAgent(load_model(model_dir), planner), task.critic()
     buffer, successes, steps = [], [], 0
@@ -106,8 +136,15 @@ def collect_planner_episodes(task, model_dir: str | Path, out: str | Path, episo
     return stats
 
 
-def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: RefineConfig,
-           planner: MPPIConfig, progress: bool = True) -> dict:
+def refine(
+    task,
+    checkpoint: str | Path,
+    sim_data: str | Path,
+    out: str | Path,
+    cfg: RefineConfig,
+    planner: MPPIConfig,
+    progress: bool = True,
+) -> dict:
     """`cfg.rounds` planner rounds from `checkpoint`, pretrained on `sim_data`. Round k writes OUT/round_k/
     planner_data, OUT/round_k/data (Alg. 2's data and every round's planner episodes so far, linked) and
     OUT/round_k/model; the last round's model and data are the result. Resumes where it stopped; a rerun with more
@@ -115,8 +152,13 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     check_fits_task(checkpoint, task)
     read_info(sim_data)  # a missing or unreadable dataset fails before any work
     out = Path(out)
-    settings = {"task": task.spec.name, "checkpoint": str(checkpoint), "sim_data": str(sim_data),
-                "refine": asdict(cfg), "mppi": asdict(planner)}
+    settings = {
+        "task": task.spec.name,
+        "checkpoint": str(checkpoint),
+        "sim_data": str(sim_data),
+        "refine": asdict(cfg),
+        "mppi": asdict(planner),
+    }
     recorded = out / "refine_config.json"
     if recorded.exists():  # more rounds continue a run; any other change would mix two refinements
         before = json.loads(recorded.read_text())
@@ -130,10 +172,12 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     model, planner_sets, rounds = Path(checkpoint), [], []
     for k in range(1, cfg.rounds + 1):
         here = out / f"round_{k:02d}"
-        stats = collect_planner_episodes(task, model, here / "planner_data", cfg.episodes, planner,
-                                         (cfg.seed, k), progress)
-        log.info("round %d: the planner succeeded in %.2f of %d sim episodes", k, stats["planner_success"],
-                 cfg.episodes)
+        stats = collect_planner_episodes(
+            task, model, here / "planner_data", cfg.episodes, planner, (cfg.seed, k), progress
+        )
+        log.info(
+            "round %d: the planner succeeded in %.2f of %d sim episodes", k, stats["planner_success"], cfg.episodes
+        )
         planner_sets.append(here / "planner_data")
         data = here / "data"
         if not (data / "merged").exists():  # links only: an interrupted merge is redone
@@ -146,8 +190,12 @@ def refine(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
             (trained / "refine_done").write_text("ok\n")
         rounds.append({"round": k, **stats, "model": str(trained)})
         model = trained
-    result = {"task": task.spec.name, "checkpoint": str(model),
-              "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"), "rounds": rounds}
+    result = {
+        "task": task.spec.name,
+        "checkpoint": str(model),
+        "sim_data": str(out / f"round_{cfg.rounds:02d}" / "data"),
+        "rounds": rounds,
+    }
     atomic_write_text(out / "refine_results.json", json.dumps(result, indent=2))
     return result
 

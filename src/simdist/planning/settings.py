@@ -80,20 +80,31 @@ def elite_selection_bias(elites: int, candidates: int) -> float:
 
 MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
     "cpu": lambda: MPPIConfig(samples=128, policy_samples=32, iterations=3, elites=32, temperature=0.5),
-    "paper-manipulation": lambda: MPPIConfig(samples=250, policy_samples=100, iterations=3, elites=64,
-                                             temperature=0.4, init_std=1.0, policy_noise_std=0.1),
+    "paper-manipulation": lambda: MPPIConfig(
+        samples=250, policy_samples=100, iterations=3, elites=64, temperature=0.4, init_std=1.0, policy_noise_std=0.1
+    ),
     # The paper's manipulation sampler held near the BC chunk: on Peg Insertion at CPU scale the planner without the
     # prior never grasps (its value errors dwarf the shaping), and wide BC noise spoils the millimetre insertion
     # (docs/tasks/peg-insertion.md, "Peg Insertion").
-    "manipulation-prior": lambda: replace(mppi_preset("paper-manipulation"), prior_weight=1000.0,
-                                          policy_noise_std=0.02),
-    "paper-quadruped": lambda: MPPIConfig(samples=450, policy_samples=22, iterations=8, elites=64,
-                                          temperature=0.25, init_std=2.0, policy_noise_std=0.05),
+    "manipulation-prior": lambda: replace(
+        mppi_preset("paper-manipulation"), prior_weight=1000.0, policy_noise_std=0.02
+    ),
+    "paper-quadruped": lambda: MPPIConfig(
+        samples=450, policy_samples=22, iterations=8, elites=64, temperature=0.25, init_std=2.0, policy_noise_std=0.05
+    ),
     # Sized for 50 Hz on 2 CPU cores with the paper-quadruped model: the warm start carries the previous
     # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md). The prior penalty
     # stops the planner exploiting the small model (sim success 0.03 -> 0.50 over 3 speeds, docs/findings.md).
-    "quadruped-cpu": lambda: MPPIConfig(samples=64, policy_samples=8, iterations=2, elites=16,
-                                        temperature=0.25, init_std=2.0, policy_noise_std=0.05, prior_weight=2.0),
+    "quadruped-cpu": lambda: MPPIConfig(
+        samples=64,
+        policy_samples=8,
+        iterations=2,
+        elites=16,
+        temperature=0.25,
+        init_std=2.0,
+        policy_noise_std=0.05,
+        prior_weight=2.0,
+    ),
     # The same planner compiled: a one-off compile when the agent is built, then 14-16 ms instead of 19-21 ms plans.
     "quadruped-cpu-compiled": lambda: replace(mppi_preset("quadruped-cpu"), compile=True),
 }
@@ -103,8 +114,9 @@ def mppi_preset(name: str) -> MPPIConfig:
     return named_preset(MPPI_PRESETS, "MPPI", name)
 
 
-def task_planner(task, preset: str | MPPIConfig, overrides: Sequence[str] = (),
-                 prior_weight: float | None = None) -> MPPIConfig:
+def task_planner(
+    task, preset: str | MPPIConfig, overrides: Sequence[str] = (), prior_weight: float | None = None
+) -> MPPIConfig:
     """``task.spec.planner_overrides`` holds what a task's author knows about its planner (e.g. the point mass
     holds its puck with a tenth of the default sampling spread); the user's ``overrides`` and ``prior_weight``
     (`--set mppi.FIELD=VALUE`, `--prior-weight`) come last and win."""

@@ -17,10 +17,10 @@ import mujoco
 import numpy as np
 import torch
 
+from simdist.config import replace
 from simdist.model.world_model import ACTION, PlanningContext
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
-from simdist.config import replace
 from simdist.planning.settings import MPPIConfig
 from simdist.tasks.base import COMMAND_KEY
 
@@ -46,7 +46,7 @@ class _Copier:
         self.models: dict[int, mujoco.MjModel] = {}
         self.datas: list[tuple[mujoco.MjData, mujoco.MjData]] = []
         for obj in (env, *vars(env).values()):
-            for value in (vars(obj).values() if hasattr(obj, "__dict__") else ()):
+            for value in vars(obj).values() if hasattr(obj, "__dict__") else ():
                 if isinstance(value, mujoco.MjModel):
                     self.models[id(value)] = value
                 elif isinstance(value, mujoco.MjData) and all(value is not d for d, _ in self.datas):
@@ -103,8 +103,9 @@ def simulator_rollouts(env, critic, actions: np.ndarray) -> Rollouts:
 
 
 @torch.no_grad()
-def learned_return_parts(model, ctx: PlanningContext, rollouts: Rollouts, actions_n: torch.Tensor,
-                         discount: float) -> tuple[torch.Tensor, torch.Tensor]:
+def learned_return_parts(
+    model, ctx: PlanningContext, rollouts: Rollouts, actions_n: torch.Tensor, discount: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(Σ γ^k r̂, v̂_{t+T}) in raw units from the model's reward and value heads over the *encoded true*
     observations of each rollout: what the learned return says when the dynamics are perfect."""
     device = actions_n.device
@@ -130,8 +131,9 @@ class SimulatorMPPIPlanner(MPPIPlanner):
             actions = torch.maximum(torch.minimum(actions, self.high), self.low)
         rollouts = simulator_rollouts(self.env, self.critic, actions.cpu().numpy())
         if self.score == "true":
-            return torch.as_tensor(rollouts.true_returns(self.cfg.discount), dtype=torch.float32,
-                                   device=candidates.device)
+            return torch.as_tensor(
+                rollouts.true_returns(self.cfg.discount), dtype=torch.float32, device=candidates.device
+            )
         rewards, terminal = learned_return_parts(self.model, ctx, rollouts, candidates, self.cfg.discount)
         gamma_T = self.cfg.discount ** candidates.shape[1]
         return rewards + self.cfg.value_weight * gamma_T * terminal
@@ -146,5 +148,12 @@ class SimulatorMPPIAgent(MPPIAgent):
         self.planner.env = env
 
 
-__all__ = ["SCORES", "Rollouts", "SimulatorMPPIAgent", "SimulatorMPPIPlanner", "learned_return_parts",
-           "simulator_copy", "simulator_rollouts"]
+__all__ = [
+    "SCORES",
+    "Rollouts",
+    "SimulatorMPPIAgent",
+    "SimulatorMPPIPlanner",
+    "learned_return_parts",
+    "simulator_copy",
+    "simulator_rollouts",
+]

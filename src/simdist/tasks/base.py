@@ -61,12 +61,16 @@ class TaskSpec:
     def __post_init__(self) -> None:
         unknown = sorted(set(self.sensor_noise_std) - set(self.obs_shapes))
         if unknown:
-            raise ValueError(f"task {self.name!r}: sensor_noise_std names unknown groups {unknown}; "
-                             f"groups: {sorted(self.obs_shapes)}")
+            raise ValueError(
+                f"task {self.name!r}: sensor_noise_std names unknown groups {unknown}; "
+                f"groups: {sorted(self.obs_shapes)}"
+            )
         for group, std in self.sensor_noise_std.items():
             if len(std) not in (1, self.obs_shapes[group][-1]):
-                raise ValueError(f"task {self.name!r}: sensor_noise_std[{group!r}] has {len(std)} values; give 1 or "
-                                 f"{self.obs_shapes[group][-1]} (the group's last axis)")
+                raise ValueError(
+                    f"task {self.name!r}: sensor_noise_std[{group!r}] has {len(std)} values; give 1 or "
+                    f"{self.obs_shapes[group][-1]} (the group's last axis)"
+                )
         bad = [item for item in self.planner_overrides if "=" not in item]
         if bad:
             raise ValueError(f"task {self.name!r}: planner_overrides must be FIELD=VALUE items, got {bad}")
@@ -198,4 +202,3 @@ def check_domain(domain: str) -> str:
     if domain not in DOMAINS:
         raise ValueError(f"unknown domain {domain!r}; valid domains: {list(DOMAINS)}")
     return domain
-

@@ -68,8 +68,10 @@ def reverted_fields(task, groups: Sequence[str]) -> tuple[str, ...]:
         elif group in differing:
             names = (group,)
         else:
-            raise KeyError(f"unknown gap group {group!r} of {task.spec.name}; valid groups: {list(table)} "
-                           f"(or a differing field: {list(differing)})")
+            raise KeyError(
+                f"unknown gap group {group!r} of {task.spec.name}; valid groups: {list(table)} "
+                f"(or a differing field: {list(differing)})"
+            )
         fields += [n for n in names if n not in fields]
     return tuple(fields)
 
@@ -85,12 +87,16 @@ def expand_with_sim(task, domain: str, overrides: dict | str | Path | None) -> d
     if groups is None:
         return data
     if domain != "real":
-        raise ValueError(f"{source}: {WITH_SIM!r} puts part of the real domain back to sim: it applies to domain 'real' only, "
-                         f"not {domain!r}")
+        raise ValueError(
+            f"{source}: {WITH_SIM!r} puts part of the real domain back to sim: it applies to domain 'real' only, "
+            f"not {domain!r}"
+        )
     groups = [groups] if isinstance(groups, str) else groups
     if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
-        raise ValueError(f"{source}: {WITH_SIM} = {groups!r}: must be a group name or a list of them; "
-                         f"groups: {list(gap_groups(task))}")
+        raise ValueError(
+            f"{source}: {WITH_SIM} = {groups!r}: must be a group name or a list of them; "
+            f"groups: {list(gap_groups(task))}"
+        )
     try:
         reverted = reverted_fields(task, groups)
     except KeyError as err:

@@ -20,8 +20,9 @@ def load_physics_file(path: str | Path) -> dict[str, Any]:
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except json.JSONDecodeError as err:
-        raise ValueError(f"physics file {path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}") \
-            from None
+        raise ValueError(
+            f"physics file {path}: not valid JSON (line {err.lineno}, column {err.colno}): {err.msg}"
+        ) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

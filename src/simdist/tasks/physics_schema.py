@@ -37,8 +37,15 @@ class Limit:
 
     def violation(self, x: float) -> str | None:
         """None if ``x`` is allowed, else what is allowed ("must be > 0 (kg)")."""
-        rules = [(b, op, ok) for b, op, ok in ((self.gt, ">", x > (self.gt or 0)), (self.ge, ">=", x >= (self.ge or 0)),
-                                               (self.le, "<=", x <= (self.le or 0))) if b is not None]
+        rules = [
+            (b, op, ok)
+            for b, op, ok in (
+                (self.gt, ">", x > (self.gt or 0)),
+                (self.ge, ">=", x >= (self.ge or 0)),
+                (self.le, "<=", x <= (self.le or 0)),
+            )
+            if b is not None
+        ]
         if all(ok for _, _, ok in rules):
             return None
         return "must be " + " and ".join(f"{op} {b:g}" for b, op, _ in rules) + (f" ({self.unit})" if self.unit else "")
@@ -48,10 +55,49 @@ class Limit:
 _NAME_RULES: tuple[tuple[tuple[str, ...], Limit], ...] = (
     (("offset", "solref", "solimp"), Limit()),
     # A motor may be switched off (0 torque or force), never reversed.
-    (("start", "priority", "noise", "bias", "latency", "delay", "friction", "damping", "std", "tilt", "compensation",
-      "obs", "torque", "force", "gear"), Limit(ge=0.0)),
-    (("mass", "inertia", "stiffness", "length", "timestep", "period", "pitch", "kp", "kd", "ratio", "turns",
-      "clearance", "chamfer", "size", "radius", "count", "scale", "thick"), Limit(gt=0.0)),
+    (
+        (
+            "start",
+            "priority",
+            "noise",
+            "bias",
+            "latency",
+            "delay",
+            "friction",
+            "damping",
+            "std",
+            "tilt",
+            "compensation",
+            "obs",
+            "torque",
+            "force",
+            "gear",
+        ),
+        Limit(ge=0.0),
+    ),
+    (
+        (
+            "mass",
+            "inertia",
+            "stiffness",
+            "length",
+            "timestep",
+            "period",
+            "pitch",
+            "kp",
+            "kd",
+            "ratio",
+            "turns",
+            "clearance",
+            "chamfer",
+            "size",
+            "radius",
+            "count",
+            "scale",
+            "thick",
+        ),
+        Limit(gt=0.0),
+    ),
 )
 _UNITS = {"kg": "kg", "m": "m", "s": "s", "n": "N", "nm": "N m", "rad": "rad", "deg": "deg", "mm": "mm"}
 
@@ -135,8 +181,13 @@ def _check_limit(limit: Limit, value: Any, name: str) -> str | None:
             problem = limit.violation(float(x))
             if problem:
                 return problem
-    if isinstance(value, tuple) and len(value) == 2 and "_range" in name and all(
-            isinstance(x, (int, float)) for x in value) and value[0] > value[1]:
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and "_range" in name
+        and all(isinstance(x, (int, float)) for x in value)
+        and value[0] > value[1]
+    ):
         return "must be [low, high] with low <= high"
     return None
 
@@ -165,8 +216,7 @@ def validate_overrides(base: Any, overrides: dict[str, Any], source: str = "phys
 
 def check_physics(physics: Any, source: str = "physics") -> None:
     """Every field of a physics instance within the schema (e.g. a task's documented defaults)."""
-    validate_overrides(physics, {f.name: _plain(getattr(physics, f.name)) for f in dataclasses.fields(physics)},
-                       source)
+    validate_overrides(physics, {f.name: _plain(getattr(physics, f.name)) for f in dataclasses.fields(physics)}, source)
 
 
 def _plain(value: Any) -> Any:

@@ -39,8 +39,12 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    for module in ("simdist.tasks.pendulum", "simdist.tasks.peg_insertion", "simdist.tasks.quadruped",
-                   "simdist.tasks.table_leg"):
+    for module in (
+        "simdist.tasks.pendulum",
+        "simdist.tasks.peg_insertion",
+        "simdist.tasks.quadruped",
+        "simdist.tasks.table_leg",
+    ):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as err:
@@ -66,8 +70,10 @@ def _import_task_module(item: str) -> None:
         except ModuleNotFoundError as err:
             if err.name is None or not (item == err.name or item.startswith(err.name + ".")):
                 raise  # the module exists and fails on an import of its own: its traceback says where
-            raise ValueError(f"{MODULES_ENV} names module {item!r}, which cannot be imported ({err}); give an "
-                             "importable module or the path of a .py file") from err
+            raise ValueError(
+                f"{MODULES_ENV} names module {item!r}, which cannot be imported ({err}); give an "
+                "importable module or the path of a .py file"
+            ) from err
         return
     path = Path(item).resolve()
     if not path.is_file():

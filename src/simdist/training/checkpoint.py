@@ -83,8 +83,11 @@ def load_state_into(model: WorldModel, directory: str | Path) -> None:
     missing, unexpected = sorted(set(own) - set(state)), sorted(set(state) - set(own))
     if missing or unexpected:
         raise CheckpointError(f"{path} does not match the model: missing {missing[:5]}, unexpected {unexpected[:5]}")
-    bad = [f"{k}: checkpoint {tuple(state[k].shape)} vs model {tuple(v.shape)}"
-           for k, v in own.items() if tuple(state[k].shape) != tuple(v.shape)]
+    bad = [
+        f"{k}: checkpoint {tuple(state[k].shape)} vs model {tuple(v.shape)}"
+        for k, v in own.items()
+        if tuple(state[k].shape) != tuple(v.shape)
+    ]
     if bad:
         raise CheckpointError(f"{path} has mismatched shapes: {bad[:5]}")
     model.load_state_dict(state)
@@ -94,8 +97,10 @@ def load_model(directory: str | Path, map_location: str | torch.device = "cpu") 
     config = read_config(directory)
     missing = [key for key in ("model", "spec") if key not in config]
     if missing:
-        raise CheckpointError(f"{directory}/config.json does not describe a world model: it has no "
-                              f"{' or '.join(missing)} section (it has {sorted(config) or 'none'})")
+        raise CheckpointError(
+            f"{directory}/config.json does not describe a world model: it has no "
+            f"{' or '.join(missing)} section (it has {sorted(config) or 'none'})"
+        )
     try:
         cfg = from_dict(ModelConfig, config["model"])
         spec = from_dict(ModelSpec, config["spec"])
@@ -114,8 +119,10 @@ def check_model_fits_task(model: WorldModel, task, directory: str | Path) -> Non
     want = ({k: tuple(v) for k, v in task.spec.obs_shapes.items()}, task.spec.action_dim, task.spec.command_dim)
     if not (observation_groups_fit(have[0], want[0]) and have[1:] == want[1:]):
         describe = lambda s: f"observations {s[0]}, {s[1]} actions, {s[2]} command dims"  # noqa: E731
-        raise CheckpointError(f"{directory} is a world model for {describe(have)}; task {task.spec.name!r} has "
-                              f"{describe(want)}: is it a checkpoint of another task?")
+        raise CheckpointError(
+            f"{directory} is a world model for {describe(have)}; task {task.spec.name!r} has "
+            f"{describe(want)}: is it a checkpoint of another task?"
+        )
 
 
 def observation_groups_fit(model_groups: dict, task_groups: dict) -> bool:
@@ -128,8 +135,12 @@ def observation_groups_fit(model_groups: dict, task_groups: dict) -> bool:
 def save_trainer_state(directory: str | Path, optimizer: torch.optim.Optimizer, meta: dict[str, Any]) -> None:
     directory = Path(directory)
     sd = optimizer.state_dict()
-    tensors = {f"state.{pid}.{name}": t.detach().contiguous().cpu()
-               for pid, st in sd["state"].items() for name, t in st.items() if torch.is_tensor(t)}
+    tensors = {
+        f"state.{pid}.{name}": t.detach().contiguous().cpu()
+        for pid, st in sd["state"].items()
+        for name, t in st.items()
+        if torch.is_tensor(t)
+    }
     _atomic(directory / "trainer_state.safetensors", lambda p: save_file(tensors, str(p)))
     payload = {"param_groups": sd["param_groups"], **meta}
     _atomic(directory / "trainer_state.json", lambda p: p.write_text(json.dumps(payload, indent=2)))
@@ -160,9 +171,15 @@ def shipped_checkpoint(name: str) -> Path:
     """A pretrained world model committed in the repository's `checkpoints/` folder."""
     path = SHIPPED_DIR / name
     if not (path / "config.json").exists():
-        have = sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "config.json").exists()) if SHIPPED_DIR.is_dir() else []
-        raise FileNotFoundError(f"no shipped checkpoint {name!r} in {SHIPPED_DIR} (shipped: {have}); the shipped "
-                                f"models live in the repository, so install from a clone with `pip install -e .`")
+        have = (
+            sorted(p.name for p in SHIPPED_DIR.iterdir() if (p / "config.json").exists())
+            if SHIPPED_DIR.is_dir()
+            else []
+        )
+        raise FileNotFoundError(
+            f"no shipped checkpoint {name!r} in {SHIPPED_DIR} (shipped: {have}); the shipped "
+            f"models live in the repository, so install from a clone with `pip install -e .`"
+        )
     return path
 
 
@@ -174,6 +191,8 @@ def check_fits_task(directory: str | Path, task) -> None:
     if not observation_groups_fit(spec.obs_shapes, want.obs_shapes):
         diffs.append(f"observation groups {spec.obs_shapes} vs the task's {dict(want.obs_shapes)}")
     if (spec.action_dim, spec.command_dim) != (want.action_dim, want.command_dim):
-        diffs.append(f"action/command dims {spec.action_dim}/{spec.command_dim} vs {want.action_dim}/{want.command_dim}")
+        diffs.append(
+            f"action/command dims {spec.action_dim}/{spec.command_dim} vs {want.action_dim}/{want.command_dim}"
+        )
     if diffs:
         raise CheckpointError(f"checkpoint {directory} does not fit task {want.name!r}: " + "; ".join(diffs))

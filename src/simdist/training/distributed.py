@@ -52,13 +52,15 @@ class Ranks:
 
     def check_batch(self, batch_size: int) -> None:
         if batch_size % self.world:
-            raise ValueError(f"batch size {batch_size} does not split over {self.world} processes: choose a multiple "
-                             f"of {self.world} (--set train.batch_size=N), so that the global batch is the "
-                             "single-process one")
+            raise ValueError(
+                f"batch size {batch_size} does not split over {self.world} processes: choose a multiple "
+                f"of {self.world} (--set train.batch_size=N), so that the global batch is the "
+                "single-process one"
+            )
 
     def shard(self, ids: np.ndarray) -> np.ndarray:
         """This rank's rows of a global batch's window ids."""
-        return ids[self.rank::self.world]
+        return ids[self.rank :: self.world]
 
     def start_from_rank0(self, model: torch.nn.Module) -> None:
         """Give `model` rank 0's parameters and buffers (the normaliser's statistics among them) and this rank its own
@@ -97,8 +99,7 @@ class Ranks:
 
     def barrier(self) -> None:
         if self.world > 1:
-            dist.barrier(**({"device_ids": [torch.cuda.current_device()]}
-                            if dist.get_backend() == "nccl" else {}))
+            dist.barrier(**({"device_ids": [torch.cuda.current_device()]} if dist.get_backend() == "nccl" else {}))
 
 
 SINGLE = Ranks()
@@ -113,8 +114,10 @@ def run_device(device: torch.device) -> torch.device:
     if launched() and device.type == "cuda":
         per_node, gpus = int(os.environ.get("LOCAL_WORLD_SIZE", "1")), torch.cuda.device_count()
         if per_node > gpus:
-            raise ValueError(f"{per_node} processes on this node but PyTorch sees {gpus} GPU(s) here: one process per "
-                             f"GPU (torchrun --nproc_per_node {gpus})")
+            raise ValueError(
+                f"{per_node} processes on this node but PyTorch sees {gpus} GPU(s) here: one process per "
+                f"GPU (torchrun --nproc_per_node {gpus})"
+            )
         device = torch.device("cuda", env_rank(local=True))
         torch.cuda.set_device(device)
     return device

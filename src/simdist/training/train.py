@@ -20,8 +20,7 @@ import numpy as np
 import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
-from simdist.config import (FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, ModelConfig,
-                            TrainConfig, replace)
+from simdist.config import FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, ModelConfig, TrainConfig, replace
 from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
@@ -32,8 +31,8 @@ from simdist.precision import use_cpu_bf16
 from simdist.progress import progress_bar
 from simdist.tasks.registry import get_task, task_names
 from simdist.training import checkpoint as ckpt
-from simdist.training.validation import evaluate, return_error
 from simdist.training.distributed import SINGLE, Ranks, process_group, run_device
+from simdist.training.validation import evaluate, return_error
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +73,14 @@ def lr_at(step: int, lr: float, lr_end: float, warmup: int, decay_steps: int) ->
 def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
     """A fresh world model whose normaliser holds the statistics of `data` (the simulation dataset)."""
     info = data.info
-    spec = ModelSpec(info.obs_shapes, info.action_dim, info.command_dim, info.action_low, info.action_high,
-                     sensor_noise_std=_sensor_noise_std(info.task) if cfg.sensor_noise_scale > 0 else {})
+    spec = ModelSpec(
+        info.obs_shapes,
+        info.action_dim,
+        info.command_dim,
+        info.action_low,
+        info.action_high,
+        sensor_noise_std=_sensor_noise_std(info.task) if cfg.sensor_noise_scale > 0 else {},
+    )
     model = WorldModel(cfg, spec)
     for name, st in data.statistics().items():
         model.normalizer.set_stats(name, st.mean, st.std)
@@ -84,31 +89,55 @@ def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
 
 def _sensor_noise_std(task_name: str) -> dict[str, tuple[float, ...]]:
     if task_name not in task_names():
-        raise ValueError(f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
-                         f"{task_name!r} is not registered; registered: {task_names()}")
+        raise ValueError(
+            f"sensor_noise_scale > 0 needs the task's documented sensor noise, but the dataset's task "
+            f"{task_name!r} is not registered; registered: {task_names()}"
+        )
     noise = get_task(task_name).spec.sensor_noise_std
     if not noise:
-        raise ValueError(f"task {task_name!r} documents no sensor noise (TaskSpec.sensor_noise_std); "
-                         "use input_noise_std instead, or set sensor_noise_scale=0")
+        raise ValueError(
+            f"task {task_name!r} documents no sensor noise (TaskSpec.sensor_noise_std); "
+            "use input_noise_std instead, or set sensor_noise_scale=0"
+        )
     return noise
 
 
-def load_windows(data_dir: str | Path, cfg: ModelConfig, device: torch.device,
-                 tail_windows: bool = False) -> WindowDataset:
+def load_windows(
+    data_dir: str | Path, cfg: ModelConfig, device: torch.device, tail_windows: bool = False
+) -> WindowDataset:
     return WindowDataset.from_dir(data_dir, cfg.history, cfg.horizon, device=device, tail_windows=tail_windows)
 
 
 def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:
     """A finetune's loop settings: decay over the run, one checkpoint at its end, no clipping, averaging or compile."""
-    return TrainConfig(steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr, lr_end=cfg.lr_end,
-                       warmup_steps=cfg.warmup_steps, decay_steps=cfg.steps, val_fraction=cfg.val_fraction,
-                       val_every=cfg.val_every, checkpoint_every=cfg.steps, seed=cfg.seed, loss=cfg.loss)
+    return TrainConfig(
+        steps=cfg.steps,
+        batch_size=cfg.batch_size,
+        lr=cfg.lr,
+        lr_end=cfg.lr_end,
+        warmup_steps=cfg.warmup_steps,
+        decay_steps=cfg.steps,
+        val_fraction=cfg.val_fraction,
+        val_every=cfg.val_every,
+        checkpoint_every=cfg.steps,
+        seed=cfg.seed,
+        loss=cfg.loss,
+    )
 
 
-def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: WindowDataset, out_dir: str | Path,
-               cfg: TrainConfig, extra: dict | None = None, progress: bool = True,
-               replay: WindowDataset | None = None, replay_fraction: float = 0.0, extra_losses=(),
-               ranks: Ranks = SINGLE) -> TrainResult:
+def train_loop(
+    model: WorldModel,
+    params: list[torch.nn.Parameter],
+    data: WindowDataset,
+    out_dir: str | Path,
+    cfg: TrainConfig,
+    extra: dict | None = None,
+    progress: bool = True,
+    replay: WindowDataset | None = None,
+    replay_fraction: float = 0.0,
+    extra_losses=(),
+    ranks: Ranks = SINGLE,
+) -> TrainResult:
     """Train `params` of `model` on `data` with `cfg`'s schedule, loss weights, validation and checkpoints (its
     `bc_successful_only` and `tail_windows` are the data's business: see `pretrain`), resuming a run in `out_dir`.
     `extra` is recorded in the checkpoint's config.json. A share `replay_fraction` of each batch comes from `replay`.
@@ -161,8 +190,9 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
             ckpt.save_model(ckpt.kept_checkpoint_dir(out_dir, step), deployed, {**extra, "step": step})
         ckpt.save_trainer_state(out_dir, optimizer, {"step": step})
 
-    bar = progress_bar(range(start, steps), initial=start, total=steps, disable=not (progress and ranks.main),
-                       desc=out_dir.name)
+    bar = progress_bar(
+        range(start, steps), initial=start, total=steps, disable=not (progress and ranks.main), desc=out_dir.name
+    )
     last_record = (start, time.perf_counter())  # throughput between metrics records (validation excluded)
     for step in bar:
         for group in optimizer.param_groups:
@@ -193,9 +223,13 @@ def train_loop(model: WorldModel, params: list[torch.nn.Parameter], data: Window
         if recording and ranks.main:
             steps_per_s = (done - last_record[0]) / max(time.perf_counter() - last_record[1], 1e-9)
             val_logs = evaluate(deployed, data, val_ids, weights, batch_size, seed)
-            record = {"step": done, "lr": optimizer.param_groups[0]["lr"], "steps_per_s": round(steps_per_s, 3),
-                      **{f"train/{k}": v for k, v in train_logs.items()},
-                      **{f"val/{k}": v for k, v in val_logs.items()}}
+            record = {
+                "step": done,
+                "lr": optimizer.param_groups[0]["lr"],
+                "steps_per_s": round(steps_per_s, 3),
+                **{f"train/{k}": v for k, v in train_logs.items()},
+                **{f"val/{k}": v for k, v in val_logs.items()},
+            }
             with open(metrics_path, "a") as f:
                 f.write(json.dumps(record) + "\n")
             bar.set_postfix(loss=f"{train_logs['total']:.4f}", val=f"{val_logs.get('total', float('nan')):.4f}")
@@ -242,15 +276,23 @@ def warm_start(model: WorldModel, checkpoint_dir: str | Path) -> int:
     own = model.state_dict()
     lost = [f"{k} {tuple(v.shape)}" for k, v in source.items() if k not in own or own[k].shape != v.shape]
     if lost:
-        raise ValueError(f"cannot warm-start from {checkpoint_dir}: the new model has no place for {lost[:5]}"
-                         f"{' …' if len(lost) > 5 else ''}; only added modules may differ")
+        raise ValueError(
+            f"cannot warm-start from {checkpoint_dir}: the new model has no place for {lost[:5]}"
+            f"{' …' if len(lost) > 5 else ''}; only added modules may differ"
+        )
     model.load_state_dict(source, strict=False)
     return len(own) - len(source)
 
 
-def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, cfg: TrainConfig,
-             device: torch.device | None = None, progress: bool = True,
-             init_from: str | Path | None = None) -> TrainResult:
+def pretrain(
+    data_dir: str | Path,
+    out_dir: str | Path,
+    model_cfg: ModelConfig,
+    cfg: TrainConfig,
+    device: torch.device | None = None,
+    progress: bool = True,
+    init_from: str | Path | None = None,
+) -> TrainResult:
     """Train a world model on a simulation dataset: from scratch, or from the weights of `init_from` (a
     checkpoint whose modules `model_cfg` may extend). Resumes if `out_dir` already holds a run. Under torchrun,
     data-parallel over the launched processes (training/distributed.py), each on its own GPU where there are GPUs."""
@@ -262,8 +304,12 @@ def pretrain(data_dir: str | Path, out_dir: str | Path, model_cfg: ModelConfig, 
         if cfg.bc_successful_only:
             data.keep_bc_labels_of_successes()
         model = build_model(model_cfg, data).to(device)
-        log.info("pretraining %d params on %d windows from %d episodes", sum(p.numel() for p in model.parameters()),
-                 len(data), data.n_episodes)
+        log.info(
+            "pretraining %d params on %d windows from %d episodes",
+            sum(p.numel() for p in model.parameters()),
+            len(data),
+            data.n_episodes,
+        )
         extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
         if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
             fresh = warm_start(model, init_from)
@@ -291,8 +337,10 @@ def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneCon
     model's dynamics, trained with the `ensemble` group on its frozen context (on its simulation data)."""
     if "dynamics_ensemble" in overrides and overrides["dynamics_ensemble"] != model.cfg.dynamics_ensemble:
         if "ensemble" not in cfg.trainable:
-            raise ValueError("dynamics_ensemble adds ensemble decoders: train them with --trainable ensemble, on "
-                             "the model's simulation data")
+            raise ValueError(
+                "dynamics_ensemble adds ensemble decoders: train them with --trainable ensemble, on "
+                "the model's simulation data"
+            )
         fresh = WorldModel(replace(model.cfg, dynamics_ensemble=overrides.pop("dynamics_ensemble")), model.spec)
         fresh = fresh.to(next(model.parameters()).device)
         kept = {k: v for k, v in model.state_dict().items() if "_members." not in k}
@@ -304,29 +352,41 @@ def _reconfigured(model: WorldModel, overrides: dict[str, Any], cfg: FinetuneCon
     allowed = set(FINETUNE_MODEL_FIELDS) | {k for k in POLICY_SHAPE_FIELDS if k not in reshaped}
     allowed |= reshaped if cfg.fresh_policy else reshaped & {"policy_step_width"}
     if bad := sorted(set(overrides) - allowed):
-        raise ValueError(f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
-                         f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}, and {list(POLICY_SHAPE_FIELDS)} "
-                         f"with fresh_policy=true (policy_step_width also without, to add a single-step head)")
+        raise ValueError(
+            f"a finetune cannot change ModelConfig {bad} (it would change the weights' shapes or "
+            f"modules); it can change {list(FINETUNE_MODEL_FIELDS)}, and {list(POLICY_SHAPE_FIELDS)} "
+            f"with fresh_policy=true (policy_step_width also without, to add a single-step head)"
+        )
     new_cfg = replace(model.cfg, **overrides)
     if not (cfg.fresh_policy or new_step):
         model.cfg = new_cfg
         return model
     if "policy" not in cfg.trainable or cfg.policy_anchor > 0:
-        raise ValueError("fresh_policy needs 'policy' among the trainable groups and policy_anchor = 0 (there is no "
-                         "earlier head to stay near); so does a new single-step head (policy_step_width)")
+        raise ValueError(
+            "fresh_policy needs 'policy' among the trainable groups and policy_anchor = 0 (there is no "
+            "earlier head to stay near); so does a new single-step head (policy_step_width)"
+        )
     fresh = WorldModel(new_cfg, model.spec).to(next(model.parameters()).device)
     renewed = {n for n, _ in fresh.parameter_group("policy") if cfg.fresh_policy or n.startswith("policy.step.")}
-    missing, unexpected = fresh.load_state_dict({k: v for k, v in model.state_dict().items()
-                                                 if k not in renewed and not k.startswith("policy.step.")},
-                                                strict=False)
+    missing, unexpected = fresh.load_state_dict(
+        {k: v for k, v in model.state_dict().items() if k not in renewed and not k.startswith("policy.step.")},
+        strict=False,
+    )
     assert not unexpected and set(missing) == renewed, (missing, unexpected)
     return fresh
 
 
-def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Path, cfg: FinetuneConfig,
-             device: torch.device | None = None, progress: bool = True,
-             sim_data: str | Path | WindowDataset | None = None, value_td: ValueTDConfig = ValueTDConfig(),
-             model_overrides: dict[str, Any] | None = None) -> TrainResult:
+def finetune(
+    checkpoint_dir: str | Path,
+    data_dir: str | Path,
+    out_dir: str | Path,
+    cfg: FinetuneConfig,
+    device: torch.device | None = None,
+    progress: bool = True,
+    sim_data: str | Path | WindowDataset | None = None,
+    value_td: ValueTDConfig = ValueTDConfig(),
+    model_overrides: dict[str, Any] | None = None,
+) -> TrainResult:
     """Adapt a pretrained model on real data, training only `cfg.trainable` (default: the dynamics).
 
     The simulation normaliser is kept: real data are expressed in the units the frozen heads know.
@@ -346,35 +406,54 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
     data = load_windows(data_dir, model.cfg, device, cfg.tail_windows)
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
-    if not ckpt.observation_groups_fit(model.spec.obs_shapes, data.info.obs_shapes) \
-            or data.info.action_dim != model.spec.action_dim:  # data with more sensors than the model: it uses its own
-        raise ValueError(f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
-                         f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}")
+    if (
+        not ckpt.observation_groups_fit(model.spec.obs_shapes, data.info.obs_shapes)
+        or data.info.action_dim != model.spec.action_dim
+    ):  # data with more sensors than the model: it uses its own
+        raise ValueError(
+            f"dataset {data_dir} shapes {data.info.obs_shapes}/{data.info.action_dim} do not match "
+            f"the checkpoint's {model.spec.obs_shapes}/{model.spec.action_dim}"
+        )
     replay = None
     if cfg.sim_replay_fraction > 0:
         if sim_data is None:
             raise ValueError("sim_replay_fraction > 0 needs the simulation dataset (sim_data)")
-        replay = (sim_data if isinstance(sim_data, WindowDataset)
-                  else load_windows(sim_data, model.cfg, device, cfg.tail_windows))
+        replay = (
+            sim_data
+            if isinstance(sim_data, WindowDataset)
+            else load_windows(sim_data, model.cfg, device, cfg.tail_windows)
+        )
         if (replay.H, replay.T, replay.device) != (model.cfg.history, model.cfg.horizon, torch.device(device)):
-            raise ValueError(f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
-                             f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}")
+            raise ValueError(
+                f"the simulation replay holds (history, horizon) = ({replay.H}, {replay.T}) windows on "
+                f"{replay.device}; the model needs ({model.cfg.history}, {model.cfg.horizon}) on {device}"
+            )
         if not cfg.replay_labels:  # replayed windows train the latent term only (a copy: the caller's keep theirs)
             replay = copy.copy(replay)
             replay.labelled = torch.zeros_like(replay.labelled)
             replay.bc_labelled = torch.zeros_like(replay.bc_labelled)
     labelled = [data] + ([replay] if replay is not None and cfg.replay_labels else [])  # who can feed each term
-    unlabelled_replay = ("" if replay is None else " (nor has the replay)" if cfg.replay_labels
-                         else " (replay_labels off)")
-    for terms, steps, labels in ((("reward", "value"), "labelled_steps", "reward/value labels"),
-                                 (("bc",), "bc_labelled_steps", "expert flags (demonstrations, corrections)")):
+    unlabelled_replay = (
+        "" if replay is None else " (nor has the replay)" if cfg.replay_labels else " (replay_labels off)"
+    )
+    for terms, steps, labels in (
+        (("reward", "value"), "labelled_steps", "reward/value labels"),
+        (("bc",), "bc_labelled_steps", "expert flags (demonstrations, corrections)"),
+    ):
         if any(getattr(cfg.loss, k) > 0 for k in terms) and not any(getattr(d, steps).any() for d in labelled):
-            raise ValueError(f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
-                             f"{data_dir} has none{unlabelled_replay} (plain robot logs have neither; see "
-                             "docs/real-robot.md)")
+            raise ValueError(
+                f"loss terms {[k for k in terms if getattr(cfg.loss, k) > 0]} need {labels}, and "
+                f"{data_dir} has none{unlabelled_replay} (plain robot logs have neither; see "
+                "docs/real-robot.md)"
+            )
     params = set_trainable(model, cfg.trainable)
-    log.info("finetuning %s (%d params) on %d windows of %s", cfg.trainable, sum(p.numel() for p in params), len(data),
-             data_dir)
+    log.info(
+        "finetuning %s (%d params) on %d windows of %s",
+        cfg.trainable,
+        sum(p.numel() for p in params),
+        len(data),
+        data_dir,
+    )
     extra = {"stage": "finetune", "finetune": asdict(cfg), "finetuned_from": str(checkpoint_dir), "data": str(data_dir)}
     extra_losses = []
     if "value" in cfg.trainable and value_td.weight:
@@ -386,6 +465,7 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
                 follow(target_value, model.value, min(1.0, cfg.value_iterations / cfg.steps))
             term = value_td_loss(model, target_value, batch, value_td.discount)
             return value_td.weight * term, "value_td", float(term.detach())
+
         extra_losses.append(value_td_term)
     if "policy" in cfg.trainable and cfg.policy_anchor:
         if {"encoder", "history"} & set(cfg.trainable):
@@ -395,6 +475,17 @@ def finetune(checkpoint_dir: str | Path, data_dir: str | Path, out_dir: str | Pa
         def anchor_term(batch: dict) -> tuple[torch.Tensor, str, float]:
             term = policy_anchor_loss(model, anchor, batch)
             return cfg.policy_anchor * term, "policy_anchor", float(term.detach())
+
         extra_losses.append(anchor_term)
-    return train_loop(model, params, data, out_dir, finetune_schedule(cfg), extra, progress, replay,
-                      cfg.sim_replay_fraction, extra_losses)
+    return train_loop(
+        model,
+        params,
+        data,
+        out_dir,
+        finetune_schedule(cfg),
+        extra,
+        progress,
+        replay,
+        cfg.sim_replay_fraction,
+        extra_losses,
+    )

@@ -25,8 +25,9 @@ RETURN_ERROR_WINDOWS = 4096  # a ±1 % estimate of an RMS error; a paper-scale s
 
 
 @torch.no_grad()
-def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig,
-             batch_size: int, seed: int = 0) -> dict[str, float]:
+def evaluate(
+    model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: LossConfig, batch_size: int, seed: int = 0
+) -> dict[str, float]:
     """Mean loss terms over up to VAL_BATCHES batches of `ids` (model in eval mode: no dropout, no noise)."""
     if len(ids) == 0:
         return {}
@@ -45,8 +46,13 @@ def evaluate(model: WorldModel, data: WindowDataset, ids: np.ndarray, weights: L
 
 
 @torch.no_grad()
-def return_error(model: WorldModel, data: WindowDataset, ids: np.ndarray, batch_size: int = 256,
-                 discount: float = CALIBRATION_DISCOUNT) -> float | None:
+def return_error(
+    model: WorldModel,
+    data: WindowDataset,
+    ids: np.ndarray,
+    batch_size: int = 256,
+    discount: float = CALIBRATION_DISCOUNT,
+) -> float | None:
     """RMS error (raw units) of R̂ against Σ_k γ^k r_{t+k} + γ^T V^e(s_{t+T}) over the complete, labelled windows
     among `ids` (a seeded sample of at most RETURN_ERROR_WINDOWS: it runs at every checkpoint); None where there are
     none (robot logs carry no reward or value labels)."""
@@ -66,8 +72,9 @@ def return_error(model: WorldModel, data: WindowDataset, ids: np.ndarray, batch_
         out = model(batch)
         T = out["reward"].shape[1]
         gammas = discount ** torch.arange(T, dtype=torch.float32, device=out["reward"].device)
-        predicted = (model.normalizer.denormalize(REWARD, out["reward"]) @ gammas
-                     + discount**T * model.normalizer.denormalize(VALUE, out["value"][:, -1]))
+        predicted = model.normalizer.denormalize(
+            REWARD, out["reward"]
+        ) @ gammas + discount**T * model.normalizer.denormalize(VALUE, out["value"][:, -1])
         labelled = batch["rewards"] @ gammas + discount**T * batch["values"][:, -1]
         squared += float((predicted - labelled)[keep].pow(2).sum())
         count += int(keep.sum())

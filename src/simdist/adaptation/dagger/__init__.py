@@ -26,5 +26,14 @@ from simdist.adaptation.dagger.collect import collect_round, dagger_episode, dri
 from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.adaptation.dagger.run import add_dagger_command, cmd_dagger, dagger
 
-__all__ = ["DaggerConfig", "add_dagger_command", "cmd_dagger", "collect_round", "dagger", "dagger_episode",
-           "driving_agent", "evaluate_head", "import_labels"]
+__all__ = [
+    "DaggerConfig",
+    "add_dagger_command",
+    "cmd_dagger",
+    "collect_round",
+    "dagger",
+    "dagger_episode",
+    "driving_agent",
+    "evaluate_head",
+    "import_labels",
+]

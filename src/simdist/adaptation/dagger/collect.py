@@ -14,8 +14,15 @@ import torch
 
 from simdist.adaptation.dagger.config import DaggerConfig
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
-from simdist.data.episodes import (DatasetError, Episode, episode_files, episode_lengths, read_episode_file,
-                                   read_info, write_episodes)
+from simdist.data.episodes import (
+    DatasetError,
+    Episode,
+    episode_files,
+    episode_lengths,
+    read_episode_file,
+    read_info,
+    write_episodes,
+)
 from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.progress import progress_bar
@@ -46,10 +53,16 @@ def dagger_episode(task, env, head: PolicyAgent, expert: PrivilegedAgent, initia
         if terminated or truncated:
             break
     metrics = task.episode_metrics(infos)
-    return Episode(obs={g: np.asarray(v, np.float32) for g, v in seen.items()}, action=np.asarray(actions),
-                   command=np.asarray(commands, np.float32) if spec.command_dim else None,
-                   expert=np.ones(len(labels), bool), expert_action=np.asarray(labels, np.float32),
-                   success=bool(metrics.get("success", 0.0)), source_policy="dagger", metrics=metrics)
+    return Episode(
+        obs={g: np.asarray(v, np.float32) for g, v in seen.items()},
+        action=np.asarray(actions),
+        command=np.asarray(commands, np.float32) if spec.command_dim else None,
+        expert=np.ones(len(labels), bool),
+        expert_action=np.asarray(labels, np.float32),
+        success=bool(metrics.get("success", 0.0)),
+        source_policy="dagger",
+        metrics=metrics,
+    )
 
 
 def driving_agent(checkpoint: str | Path):
@@ -59,8 +72,17 @@ def driving_agent(checkpoint: str | Path):
     return PolicyAgent(ckpt.load_model(checkpoint))
 
 
-def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, round_: int, k: int, physics,
-                  progress: bool, threads: int | None = None) -> None:
+def _collect_grid(
+    task_name: str,
+    head: str,
+    data_dir: str,
+    cfg: DaggerConfig,
+    round_: int,
+    k: int,
+    physics,
+    progress: bool,
+    threads: int | None = None,
+) -> None:
     """Round `round_`'s episodes on grid k, written as one file (also the body of a worker process)."""
     if threads:
         torch.set_num_threads(threads)
@@ -71,8 +93,10 @@ def _collect_grid(task_name: str, head: str, data_dir: str, cfg: DaggerConfig, r
     head_agent = driving_agent(head)
     expert = PrivilegedAgent(task.expert(), env, seed=expert_seed)
     ics = task.initial_conditions(grid, cfg.episodes_per_grid, seed=ic_seed)
-    episodes = [dagger_episode(task, env, head_agent, expert, ic, episode_seed((*stream, 0), i))
-                for i, ic in enumerate(progress_bar(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))]
+    episodes = [
+        dagger_episode(task, env, head_agent, expert, ic, episode_seed((*stream, 0), i))
+        for i, ic in enumerate(progress_bar(ics, desc=f"DAgger round {round_}, {grid}", disable=not progress))
+    ]
     write_episodes(data_dir, episodes, name=_grid_file(round_, k, grid))
 
 
@@ -80,8 +104,16 @@ def _grid_file(round_: int, k: int, grid: str) -> str:
     return f"r{round_:02d}_{k}_{grid}"
 
 
-def collect_round(task, head: str | Path, data_dir: Path, cfg: DaggerConfig, round_: int, physics=None,
-                  progress: bool = True, workers: int = 1) -> dict[str, float]:
+def collect_round(
+    task,
+    head: str | Path,
+    data_dir: Path,
+    cfg: DaggerConfig,
+    round_: int,
+    physics=None,
+    progress: bool = True,
+    workers: int = 1,
+) -> dict[str, float]:
     """Round `round_`'s DAgger episodes, driven by the BC head of checkpoint `head`: one file per grid (a grid
     already written is kept), grids in up to `workers` processes. Returns the driving head's success per grid,
     an on-policy measure in `sim` that each round gets for free."""
@@ -99,8 +131,14 @@ def collect_round(task, head: str | Path, data_dir: Path, cfg: DaggerConfig, rou
     for k, grid in enumerate(cfg.grids):
         episodes = read_episode_file(data_dir / "episodes" / f"{_grid_file(round_, k, grid)}.h5", info)
         success[grid] = float(np.mean([e.success for e in episodes]))
-        log.info("round %d, %s: %d episodes, %d steps, head success in sim %.2f", round_, grid, len(episodes),
-                 sum(len(e) for e in episodes), success[grid])
+        log.info(
+            "round %d, %s: %d episodes, %d steps, head success in sim %.2f",
+            round_,
+            grid,
+            len(episodes),
+            sum(len(e) for e in episodes),
+            success[grid],
+        )
     return success
 
 
@@ -111,8 +149,9 @@ def import_labels(source: str | Path, data_dir: Path) -> None:
     src, own = read_info(source), read_info(data_dir)
     key = lambda i: (i.task, i.obs_shapes, i.action_dim, i.command_dim)  # noqa: E731
     if key(src) != key(own):
-        raise DatasetError(f"initial labels {source} are for task/observations/actions {key(src)}, this DAgger run "
-                           f"for {key(own)}")
+        raise DatasetError(
+            f"initial labels {source} are for task/observations/actions {key(src)}, this DAgger run for {key(own)}"
+        )
     files = episode_files(source)
     if not files:
         raise DatasetError(f"initial labels {source} hold no episode files")
@@ -124,8 +163,9 @@ def import_labels(source: str | Path, data_dir: Path) -> None:
     log.info("round 1: %d episodes of DAgger labels from %s", sum(len(episode_lengths(f)) for f in files), source)
 
 
-def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
-                  progress: bool = True) -> dict[str, float]:
+def evaluate_head(
+    task, checkpoint: str | Path, cfg: DaggerConfig, physics=None, progress: bool = True
+) -> dict[str, float]:
     """Success of `checkpoint`'s BC head alone in `sim` (`physics`) on every grid, on episodes no collection round
     uses; every candidate head meets the same episodes."""
     head, success = driving_agent(checkpoint), {}
@@ -134,6 +174,7 @@ def evaluate_head(task, checkpoint: str | Path, cfg: DaggerConfig, physics=None,
         env = task.make_env("sim", physics, seed=episode_seed((*stream, 1), 0))
         ics = task.initial_conditions(grid, cfg.eval_episodes_per_grid, seed=episode_seed((*stream, 3), 0))
         success[grid] = rollout(task, env, head, ics, seed=(*stream, 0), progress=progress).summary(
-            task.spec.control_period_s)["success_rate"]
+            task.spec.control_period_s
+        )["success_rate"]
         log.info("the DAgger head alone in sim, %s: success %.2f", grid, success[grid])
     return success

@@ -42,10 +42,14 @@ class DaggerConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "grids", tuple(self.grids))
-        if min(self.rounds, self.episodes_per_grid, self.steps, self.candidates) < 1 or min(
-                self.sensor_noise_steps, self.eval_episodes_per_grid) < 0:
-            raise ValueError("DAgger needs rounds, episodes_per_grid, steps and candidates >= 1 and "
-                             f"sensor_noise_steps, eval_episodes_per_grid >= 0: {self}")
+        if (
+            min(self.rounds, self.episodes_per_grid, self.steps, self.candidates) < 1
+            or min(self.sensor_noise_steps, self.eval_episodes_per_grid) < 0
+        ):
+            raise ValueError(
+                "DAgger needs rounds, episodes_per_grid, steps and candidates >= 1 and "
+                f"sensor_noise_steps, eval_episodes_per_grid >= 0: {self}"
+            )
         if self.step_head_width < 0:
             raise ValueError(f"step_head_width must be >= 0 (0: no single-step head), got {self.step_head_width}")
         if self.candidates > 1 and not self.eval_episodes_per_grid:
@@ -53,7 +57,14 @@ class DaggerConfig:
 
     def head_finetune(self, steps: int) -> FinetuneConfig:
         """The policy head alone, on the BC term alone (the DAgger data has no reward or value)."""
-        return FinetuneConfig(steps=steps, batch_size=self.batch_size, lr=self.lr, lr_end=self.lr_end,
-                              warmup_steps=self.warmup_steps, trainable=("policy",),
-                              loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0, ensemble=0.0),
-                              sim_replay_fraction=self.sim_replay_fraction, tail_windows=self.tail_windows)
+        return FinetuneConfig(
+            steps=steps,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            lr_end=self.lr_end,
+            warmup_steps=self.warmup_steps,
+            trainable=("policy",),
+            loss=LossConfig(latent=0.0, reward=0.0, value=0.0, bc=1.0, ensemble=0.0),
+            sim_replay_fraction=self.sim_replay_fraction,
+            tail_windows=self.tail_windows,
+        )

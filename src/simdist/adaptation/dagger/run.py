@@ -19,9 +19,9 @@ from simdist.adaptation.rounds import physics_setting, refuse_other_settings
 from simdist.baselines.bc import BCLearner, dagger_labels, retrain_on_labels, sim_expert_transitions
 from simdist.baselines.checkpoints import baseline_method
 from simdist.config import replace
-from simdist.overrides import parse_overrides, split_sets
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
 from simdist.data.records import run_inputs
+from simdist.overrides import parse_overrides, split_sets
 from simdist.tasks import get_task
 from simdist.training import checkpoint as ckpt
 from simdist.training.train import default_device, finetune, load_windows
@@ -66,16 +66,38 @@ class _HeadTrainer:
         if (model_dir / "done").exists():
             return model_dir
         cfg = self.cfg
-        log.info("training the BC head %d steps (seed %d%s) on %d DAgger files", steps, seed,
-                 ", with the sensor noise on its inputs" if "sensor_noise_scale" in overrides else "",
-                 len(episode_files(self.data_dir)))
+        log.info(
+            "training the BC head %d steps (seed %d%s) on %d DAgger files",
+            steps,
+            seed,
+            ", with the sensor noise on its inputs" if "sensor_noise_scale" in overrides else "",
+            len(episode_files(self.data_dir)),
+        )
         if self.method:  # the single-step BC baseline, with the same replay share, steps and learning rates
-            retrain_on_labels(start, dagger_labels(load_episodes(self.data_dir)[1]), self.replay, model_dir,
-                              steps=steps, lr=cfg.lr, lr_end=cfg.lr_end, batch_size=cfg.batch_size,
-                              replay_fraction=cfg.sim_replay_fraction, seed=seed, **overrides)
+            retrain_on_labels(
+                start,
+                dagger_labels(load_episodes(self.data_dir)[1]),
+                self.replay,
+                model_dir,
+                steps=steps,
+                lr=cfg.lr,
+                lr_end=cfg.lr_end,
+                batch_size=cfg.batch_size,
+                replay_fraction=cfg.sim_replay_fraction,
+                seed=seed,
+                **overrides,
+            )
         else:
-            finetune(start, self.data_dir, model_dir, replace(cfg.head_finetune(steps), seed=seed),
-                     device=self.device, progress=self.progress, sim_data=self.replay, model_overrides=overrides)
+            finetune(
+                start,
+                self.data_dir,
+                model_dir,
+                replace(cfg.head_finetune(steps), seed=seed),
+                device=self.device,
+                progress=self.progress,
+                sim_data=self.replay,
+                model_overrides=overrides,
+            )
         (model_dir / "done").write_text("ok\n")
         return model_dir
 
@@ -84,11 +106,15 @@ def _round_one_overrides(checkpoint: str | Path, method: str | None, cfg: Dagger
     """Model overrides of round 1's training (a single-step head beside the chunk head), after checking that
     DAgger applies to `checkpoint`."""
     if method not in (None, "bc"):
-        raise ValueError(f"simdist dagger refines a SimDist model's BC head or the single-step BC baseline ('bc'); "
-                         f"{checkpoint} holds a {method!r} checkpoint")
+        raise ValueError(
+            f"simdist dagger refines a SimDist model's BC head or the single-step BC baseline ('bc'); "
+            f"{checkpoint} holds a {method!r} checkpoint"
+        )
     if method and cfg.step_head_width:
-        raise ValueError("step_head_width adds a single-step head to a SimDist model's BC head; the single-step BC "
-                         f"baseline {checkpoint} is one already")
+        raise ValueError(
+            "step_head_width adds a single-step head to a SimDist model's BC head; the single-step BC "
+            f"baseline {checkpoint} is one already"
+        )
     if method or cfg.step_head_width in (0, ckpt.load_model(checkpoint).cfg.policy_step_width):
         return {}
     return {"policy_step_width": cfg.step_head_width}
@@ -98,24 +124,50 @@ def _start_run(task, out: Path, settings: dict, checkpoint: str | Path) -> Path:
     """Refuse a resumed run with other settings, record them, and create the DAgger dataset (its folder)."""
     spec = task.spec
     out.mkdir(parents=True, exist_ok=True)
-    refuse_other_settings(out / "dagger_config.json", settings, may_change=("dagger.rounds",),
-                          recorded_since=("dagger.train_seed", "dagger.eval_episodes_per_grid", "dagger.candidates",
-                                          "dagger.step_head_width", "dagger.tail_windows", "eval_physics",
-                                          "initial_labels"))
+    refuse_other_settings(
+        out / "dagger_config.json",
+        settings,
+        may_change=("dagger.rounds",),
+        recorded_since=(
+            "dagger.train_seed",
+            "dagger.eval_episodes_per_grid",
+            "dagger.candidates",
+            "dagger.step_head_width",
+            "dagger.tail_windows",
+            "eval_physics",
+            "initial_labels",
+        ),
+    )
     (out / "dagger_config.json").write_text(json.dumps(settings, indent=2))
     data_dir = out / "dagger_data"
-    create_dataset(data_dir, DatasetInfo(task=spec.name, domain="sim", control_period_s=spec.control_period_s,
-                                         obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                         command_dim=spec.command_dim, action_low=spec.action_low,
-                                         action_high=spec.action_high,
-                                         notes=f"DAgger: the BC head of {checkpoint} (then of each round's model) "
-                                               "drives in sim; `action` is what it executed, `expert_action` the "
-                                               "privileged expert's label (simdist dagger)"))
+    create_dataset(
+        data_dir,
+        DatasetInfo(
+            task=spec.name,
+            domain="sim",
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=f"DAgger: the BC head of {checkpoint} (then of each round's model) "
+            "drives in sim; `action` is what it executed, `expert_action` the "
+            "privileged expert's label (simdist dagger)",
+        ),
+    )
     return data_dir
 
 
-def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, progress: bool,
-                 checkpoint: str | Path, input_success: float | None) -> tuple[Path, dict]:
+def _choose_head(
+    task,
+    candidates: list[Path],
+    cfg: DaggerConfig,
+    eval_physics,
+    progress: bool,
+    checkpoint: str | Path,
+    input_success: float | None,
+) -> tuple[Path, dict]:
     """The candidate head with the best `sim` success (the first of equals: candidate 0 is the single-head
     recipe), and what to report about the choice; warns when it does worse than the input head `checkpoint` did
     (`input_success`: measured in the same physics, or None)."""
@@ -125,12 +177,18 @@ def _choose_head(task, candidates: list[Path], cfg: DaggerConfig, eval_physics, 
     means = [float(np.mean(list(sc.values()))) for sc in scores]
     best = int(np.argmax(means))
     if input_success is not None and means[best] < input_success:
-        log.warning("the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse here; "
-                    "keep %s (docs/tasks/slippery-slope.md: DAgger on Peg Insertion)",
-                    means[best], input_success, checkpoint)
-    return candidates[best], {"final_head_sim_success": scores[best], "final_head_sim_success_mean": means[best],
-                              "candidates": [{"head": str(h), "sim_success_mean": m}
-                                             for h, m in zip(candidates, means)]}
+        log.warning(
+            "the DAgger head succeeds in %.2f of its sim episodes, the input head in %.2f: it is worse here; "
+            "keep %s (docs/tasks/slippery-slope.md: DAgger on Peg Insertion)",
+            means[best],
+            input_success,
+            checkpoint,
+        )
+    return candidates[best], {
+        "final_head_sim_success": scores[best],
+        "final_head_sim_success_mean": means[best],
+        "candidates": [{"head": str(h), "sim_success_mean": m} for h, m in zip(candidates, means)],
+    }
 
 
 def dagger_inputs(physics, eval_physics) -> dict:
@@ -139,9 +197,19 @@ def dagger_inputs(physics, eval_physics) -> dict:
     return {**run_inputs(physics), **{f"eval_{k}": v for k, v in run_inputs(eval_physics).items()}}
 
 
-def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, cfg: DaggerConfig = DaggerConfig(),
-           physics=None, device: torch.device | None = None, progress: bool = True, workers: int = 1,
-           eval_physics=None, initial_labels: str | Path | None = None) -> dict:
+def dagger(
+    task,
+    checkpoint: str | Path,
+    sim_data: str | Path,
+    out: str | Path,
+    cfg: DaggerConfig = DaggerConfig(),
+    physics=None,
+    device: torch.device | None = None,
+    progress: bool = True,
+    workers: int = 1,
+    eval_physics=None,
+    initial_labels: str | Path | None = None,
+) -> dict:
     """Run (or resume) DAgger for `checkpoint`'s BC head; the result is the checkpoint OUT/model. `workers`
     processes collect the grids of a round in parallel; `eval_physics` (default: `physics`) is the `sim` physics in
     which the output head, or each candidate head, is evaluated (e.g. with the robot's sensor noise switched on).
@@ -152,12 +220,18 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
     if not cfg.grids:
         cfg = replace(cfg, grids=tuple(task.grids))
     eval_physics = physics if eval_physics is None else eval_physics
-    settings = {"dagger": asdict(cfg), "checkpoint": str(checkpoint), "sim_data": str(sim_data),
-                "physics": physics_setting(physics), "eval_physics": physics_setting(eval_physics),
-                "initial_labels": None if initial_labels is None else str(initial_labels)}
+    settings = {
+        "dagger": asdict(cfg),
+        "checkpoint": str(checkpoint),
+        "sim_data": str(sim_data),
+        "physics": physics_setting(physics),
+        "eval_physics": physics_setting(eval_physics),
+        "initial_labels": None if initial_labels is None else str(initial_labels),
+    }
     data_dir = _start_run(task, out, settings, checkpoint)
-    trainer = _HeadTrainer(method, data_dir, Path(sim_data), cfg, Path(checkpoint), device or default_device(),
-                           progress)
+    trainer = _HeadTrainer(
+        method, data_dir, Path(sim_data), cfg, Path(checkpoint), device or default_device(), progress
+    )
 
     head, rounds, candidates = Path(checkpoint), [], []
     for r in range(1, cfg.rounds + 1):
@@ -166,29 +240,61 @@ def dagger(task, checkpoint: str | Path, sim_data: str | Path, out: str | Path, 
             rounds.append({"round": r, "initial_labels": str(initial_labels)})
         else:
             success = collect_round(task, head, data_dir, cfg, r, physics, progress, workers)
-            rounds.append({"round": r, "driving_head": str(head), "head_sim_success": success,
-                           "head_sim_success_mean": float(np.mean(list(success.values())))})
+            rounds.append(
+                {
+                    "round": r,
+                    "driving_head": str(head),
+                    "head_sim_success": success,
+                    "head_sim_success_mean": float(np.mean(list(success.values()))),
+                }
+            )
         n = cfg.candidates if r == cfg.rounds else 1  # the last round trains every candidate head
-        candidates = [trainer.train(head, out / f"round_{r:02d}{f'_c{c}' if c else ''}", cfg.steps,
-                                    cfg.train_seed + c, **(add_step if r == 1 else {}))
-                      for c in range(n)]
+        candidates = [
+            trainer.train(
+                head,
+                out / f"round_{r:02d}{f'_c{c}' if c else ''}",
+                cfg.steps,
+                cfg.train_seed + c,
+                **(add_step if r == 1 else {}),
+            )
+            for c in range(n)
+        ]
         head = candidates[0]
     if cfg.sensor_noise_steps and not task.spec.sensor_noise_std:
         log.info("%s documents no sensor noise: no sensor-noise stage", task.spec.name)
     elif cfg.sensor_noise_steps:  # named by its round: more rounds later make a new stage on the new head
-        candidates = [trainer.train(h, h.with_name(h.name.replace(f"round_{cfg.rounds:02d}",
-                                                                  f"round_{cfg.rounds:02d}_sensor_noise")),
-                                    cfg.sensor_noise_steps, cfg.train_seed + c, sensor_noise_scale=1.0)
-                      for c, h in enumerate(candidates)]
+        candidates = [
+            trainer.train(
+                h,
+                h.with_name(h.name.replace(f"round_{cfg.rounds:02d}", f"round_{cfg.rounds:02d}_sensor_noise")),
+                cfg.sensor_noise_steps,
+                cfg.train_seed + c,
+                sensor_noise_scale=1.0,
+            )
+            for c, h in enumerate(candidates)
+        ]
     # round 1 measured the input head in the evaluation's physics, unless it imported another driver's labels
     comparable = settings["eval_physics"] == settings["physics"] and "head_sim_success_mean" in rounds[0]
-    chosen, choice = _choose_head(task, candidates, cfg, eval_physics, progress, checkpoint,
-                                  rounds[0]["head_sim_success_mean"] if comparable else None)
-    _write_final(chosen, out / "model", checkpoint,
-                 {"stage": "dagger", "dagger": settings, "trained_head": str(chosen)})
-    result = {"task": task.spec.name, "checkpoint": str(out / "model"), "rounds": rounds,
-              "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir)), **choice,
-              "inputs": dagger_inputs(physics, eval_physics)}
+    chosen, choice = _choose_head(
+        task,
+        candidates,
+        cfg,
+        eval_physics,
+        progress,
+        checkpoint,
+        rounds[0]["head_sim_success_mean"] if comparable else None,
+    )
+    _write_final(
+        chosen, out / "model", checkpoint, {"stage": "dagger", "dagger": settings, "trained_head": str(chosen)}
+    )
+    result = {
+        "task": task.spec.name,
+        "checkpoint": str(out / "model"),
+        "rounds": rounds,
+        "dagger_episodes": sum(len(episode_lengths(p)) for p in episode_files(data_dir)),
+        **choice,
+        "inputs": dagger_inputs(physics, eval_physics),
+    }
     (out / "dagger_results.json").write_text(json.dumps(result, indent=2))
     return result
 
@@ -209,34 +315,62 @@ def cmd_dagger(args) -> dict:
         cfg = replace(cfg, episodes_per_grid=args.episodes_per_grid)
     if args.grid:
         cfg = replace(cfg, grids=tuple(args.grid))
-    return dagger(get_task(args.task), args.checkpoint, args.sim_data, args.out, cfg, physics=args.physics,
-                  progress=not args.quiet, workers=args.workers, eval_physics=args.eval_physics,
-                  initial_labels=args.initial_labels)
+    return dagger(
+        get_task(args.task),
+        args.checkpoint,
+        args.sim_data,
+        args.out,
+        cfg,
+        physics=args.physics,
+        progress=not args.quiet,
+        workers=args.workers,
+        eval_physics=args.eval_physics,
+        initial_labels=args.initial_labels,
+    )
 
 
 def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add `simdist dagger TASK --checkpoint CKPT --sim-data SIM --out DIR` to the CLI's subparsers."""
-    help_text = ("DAgger for the BC head in sim (the head drives, the privileged expert labels), then the task's "
-                 "sensor-noise augmentation; writes OUT/model; resumable")
+    help_text = (
+        "DAgger for the BC head in sim (the head drives, the privileged expert labels), then the task's "
+        "sensor-noise augmentation; writes OUT/model; resumable"
+    )
     sp = subparsers.add_parser("dagger", help=help_text, description=help_text)
     sp.set_defaults(fn=cmd_dagger)
     sp.add_argument("task")
-    sp.add_argument("--checkpoint", required=True, help="pretrained world model whose BC head is refined, or a "
-                    "single-step BC baseline checkpoint (simdist compare writes METHOD/seed_S/checkpoint)")
+    sp.add_argument(
+        "--checkpoint",
+        required=True,
+        help="pretrained world model whose BC head is refined, or a "
+        "single-step BC baseline checkpoint (simdist compare writes METHOD/seed_S/checkpoint)",
+    )
     sp.add_argument("--sim-data", required=True, help="its simulation dataset, replayed in every head update")
     sp.add_argument("--out", required=True)
     sp.add_argument("--rounds", type=int, help=f"DAgger rounds (default {DaggerConfig.rounds})")
-    sp.add_argument("--episodes-per-grid", type=int,
-                    help=f"per round and grid (default {DaggerConfig.episodes_per_grid})")
+    sp.add_argument(
+        "--episodes-per-grid", type=int, help=f"per round and grid (default {DaggerConfig.episodes_per_grid})"
+    )
     sp.add_argument("--grid", action="append", help="collect on this grid only (repeatable; default: every grid)")
     sp.add_argument("--physics", help="JSON/YAML override of the sim physics the head drives in")
-    sp.add_argument("--eval-physics", help="sim physics of the output head's evaluation (default: --physics), e.g. "
-                    "with the robot's sensor noise on; with --set dagger.candidates=N it chooses the head")
+    sp.add_argument(
+        "--eval-physics",
+        help="sim physics of the output head's evaluation (default: --physics), e.g. "
+        "with the robot's sensor noise on; with --set dagger.candidates=N it chooses the head",
+    )
     sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
-    sp.add_argument("--initial-labels", metavar="DIR", help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
-                    "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection")
-    sp.add_argument("--set", action="append", default=[], metavar="dagger.FIELD=VALUE",
-                    help="override a DaggerConfig field (repeatable), e.g. --set dagger.sensor_noise_steps=0")
+    sp.add_argument(
+        "--initial-labels",
+        metavar="DIR",
+        help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
+        "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection",
+    )
+    sp.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="dagger.FIELD=VALUE",
+        help="override a DaggerConfig field (repeatable), e.g. --set dagger.sensor_noise_steps=0",
+    )
     sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
     sp.add_argument("--quiet", action="store_true", help="no progress bars")
     return sp

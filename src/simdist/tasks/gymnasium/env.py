@@ -21,8 +21,9 @@ def make_gym_env(env_id: str, **kwargs) -> gym.Env:
     try:
         return gym.make(env_id, **kwargs).unwrapped
     except (ModuleNotFoundError, gym.error.DependencyNotInstalled) as err:
-        raise ModuleNotFoundError(f"Gymnasium env {env_id!r} cannot be built ({err}); install the extra: "
-                                  "pip install 'simdist[gym]'") from None
+        raise ModuleNotFoundError(
+            f"Gymnasium env {env_id!r} cannot be built ({err}); install the extra: pip install 'simdist[gym]'"
+        ) from None
 
 
 class Nominal:
@@ -31,8 +32,9 @@ class Nominal:
     def __init__(self, spec: GymTaskSpec, model: mujoco.MjModel):
         self.rows = {p.name: p.rows(model) for p in spec.physics}
         self.values = {p.name: np.array(getattr(model, p.field)[self.rows[p.name]], np.float64) for p in spec.physics}
-        self.inertia = {p.name: np.array(model.body_inertia[self.rows[p.name]]) for p in spec.physics
-                        if p.field == "body_mass"}
+        self.inertia = {
+            p.name: np.array(model.body_inertia[self.rows[p.name]]) for p in spec.physics if p.field == "body_mass"
+        }
 
 
 def write_physics(spec: GymTaskSpec, model: mujoco.MjModel, nominal: Nominal, factors: dict[str, float]) -> None:
@@ -72,8 +74,9 @@ class GymAdapterEnv(gym.Env):
         self.nominal = Nominal(spec, self.model)
         self.action_space = self.env.action_space
         obs = self._gym_obs()
-        self.observation_space = gym.spaces.Dict({k: gym.spaces.Box(-np.inf, np.inf, v.shape, np.float32)
-                                                  for k, v in self._groups(obs).items()})
+        self.observation_space = gym.spaces.Dict(
+            {k: gym.spaces.Box(-np.inf, np.inf, v.shape, np.float32) for k, v in self._groups(obs).items()}
+        )
         self._rng = np.random.default_rng(seed)
         self._factors = physics_factors(spec, self.nominal, physics, None)
         write_physics(spec, self.model, self.nominal, self._factors)  # the domain's model even before a reset
@@ -92,8 +95,10 @@ class GymAdapterEnv(gym.Env):
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and effective physics in every domain: for the expert only, never for learning code."""
         state = [read(self.data) for read in self.spec_.state.values()]
-        phys = [np.atleast_1d(getattr(self.model, p.field)[self.nominal.rows[p.name][0]].reshape(-1)[p.column])
-                for p in self.spec_.physics]
+        phys = [
+            np.atleast_1d(getattr(self.model, p.field)[self.nominal.rows[p.name][0]].reshape(-1)[p.column])
+            for p in self.spec_.physics
+        ]
         return np.concatenate(state + phys).astype(np.float32)
 
     def named_state(self) -> dict[str, Any]:

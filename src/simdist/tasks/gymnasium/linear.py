@@ -24,8 +24,9 @@ class Linearizer:
     def linearize(self, state: dict[str, Any], qpos: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(A, B) of x' = A x + B u over one control step (Gymnasium's frame_skip physics steps), x = [qpos, qvel]
         deviations, about ``qpos`` (default the model's qpos0) at rest."""
-        factors = {p.name: state[p.name] / self.nominal.values[p.name][0].reshape(-1)[p.column]
-                   for p in self.spec.physics}
+        factors = {
+            p.name: state[p.name] / self.nominal.values[p.name][0].reshape(-1)[p.column] for p in self.spec.physics
+        }
         write_physics(self.spec, self.model, self.nominal, factors)
         m = self.model
         if m.nq != m.nv or m.na:
@@ -40,7 +41,7 @@ class Linearizer:
         """One control step (frame_skip physics steps, any integrator) from state x with control u held."""
         m, d = self.model, self.data
         mujoco.mj_resetData(m, d)
-        d.qpos[:], d.qvel[:], d.ctrl[:] = x[:m.nq], x[m.nq:], u
+        d.qpos[:], d.qvel[:], d.ctrl[:] = x[: m.nq], x[m.nq :], u
         for _ in range(self.frame_skip):
             mujoco.mj_step(m, d)
         return np.concatenate([d.qpos, d.qvel])

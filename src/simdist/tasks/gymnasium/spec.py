@@ -18,13 +18,26 @@ from simdist.tasks.physics_schema import Limit
 
 # The object type naming the rows of each MjModel field prefix (a "dof_" row is named by its joint).
 _OBJ = mujoco.mjtObj
-_OBJECTS = {"body": _OBJ.mjOBJ_BODY, "geom": _OBJ.mjOBJ_GEOM, "jnt": _OBJ.mjOBJ_JOINT, "dof": _OBJ.mjOBJ_JOINT,
-            "actuator": _OBJ.mjOBJ_ACTUATOR, "site": _OBJ.mjOBJ_SITE}
+_OBJECTS = {
+    "body": _OBJ.mjOBJ_BODY,
+    "geom": _OBJ.mjOBJ_GEOM,
+    "jnt": _OBJ.mjOBJ_JOINT,
+    "dof": _OBJ.mjOBJ_JOINT,
+    "actuator": _OBJ.mjOBJ_ACTUATOR,
+    "site": _OBJ.mjOBJ_SITE,
+}
 # Physical bounds of the fields a parameter may change: masses and inertias > 0; gears (0: motor off), losses and
 # friction >= 0.
-FIELD_LIMITS = {"body_mass": Limit(gt=0.0, unit="kg"), "body_inertia": Limit(gt=0.0, unit="kg m^2"),
-                "actuator_gear": Limit(ge=0.0), "dof_damping": Limit(ge=0.0), "dof_frictionloss": Limit(ge=0.0),
-                "dof_armature": Limit(ge=0.0), "jnt_stiffness": Limit(ge=0.0), "geom_friction": Limit(ge=0.0)}
+FIELD_LIMITS = {
+    "body_mass": Limit(gt=0.0, unit="kg"),
+    "body_inertia": Limit(gt=0.0, unit="kg m^2"),
+    "actuator_gear": Limit(ge=0.0),
+    "dof_damping": Limit(ge=0.0),
+    "dof_frictionloss": Limit(ge=0.0),
+    "dof_armature": Limit(ge=0.0),
+    "jnt_stiffness": Limit(ge=0.0),
+    "geom_friction": Limit(ge=0.0),
+}
 
 
 @dataclass(frozen=True)
@@ -120,8 +133,13 @@ COMMON = {"action_delay_steps": (int, 0), "obs_noise_std": (float, 0.0)}
 def physics_dataclass(spec: GymTaskSpec, model: mujoco.MjModel) -> type:
     """The frozen dataclass of `spec`'s physics: one field per parameter, its sim randomisation range
     (`<name>_scale_range`, multipliers), the latency in control steps and the observation noise std."""
-    fields, limits = [], {"action_delay_steps": Limit(ge=0, le=spec.max_delay_steps, unit="control steps"),
-                          "obs_noise_std": Limit(ge=0.0)}
+    fields, limits = (
+        [],
+        {
+            "action_delay_steps": Limit(ge=0, le=spec.max_delay_steps, unit="control steps"),
+            "obs_noise_std": Limit(ge=0.0),
+        },
+    )
     for p in spec.physics:
         bound = FIELD_LIMITS.get(p.field, Limit())
         if p.mode == "scale":
@@ -133,8 +151,13 @@ def physics_dataclass(spec: GymTaskSpec, model: mujoco.MjModel) -> type:
         fields.append((p.physics_field, float, field(default=default)))
         limits[f"{p.name}_scale_range"] = Limit(gt=bound.gt, ge=bound.ge)
     for p in spec.physics:
-        fields.append((f"{p.name}_scale_range", tuple[float, float],
-                       field(default=tuple(float(v) for v in spec.randomize.get(p.name, (1.0, 1.0))))))
+        fields.append(
+            (
+                f"{p.name}_scale_range",
+                tuple[float, float],
+                field(default=tuple(float(v) for v in spec.randomize.get(p.name, (1.0, 1.0)))),
+            )
+        )
     fields += [(name, kind, field(default=default)) for name, (kind, default) in COMMON.items()]
     cls_name = "".join(part.capitalize() for part in spec.name.replace("-", "_").split("_")) + "Physics"
     return dataclasses.make_dataclass(cls_name, fields, frozen=True, namespace={"LIMITS": limits})  # not a field
@@ -156,7 +179,7 @@ class PrivilegedLayout:
         out, start = {}, 0
         vec = np.asarray(privileged, np.float64)
         for name, size in zip(self.names, self.sizes):
-            chunk = vec[start:start + size]
+            chunk = vec[start : start + size]
             out[name] = float(chunk[0]) if size == 1 else chunk.copy()
             start += size
         return out

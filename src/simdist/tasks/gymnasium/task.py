@@ -26,9 +26,14 @@ class GymTask:
 
     grids = ("default",)
 
-    def __init__(self, spec: GymTaskSpec, expert: Callable[[GymTask], PrivilegedPolicy],
-                 suboptimal: Callable[[GymTask], Sequence[PrivilegedPolicy]] = lambda task: (),
-                 critic_dir: str | Path | None = None, critic_fit: CriticFitConfig = CriticFitConfig()):
+    def __init__(
+        self,
+        spec: GymTaskSpec,
+        expert: Callable[[GymTask], PrivilegedPolicy],
+        suboptimal: Callable[[GymTask], Sequence[PrivilegedPolicy]] = lambda task: (),
+        critic_dir: str | Path | None = None,
+        critic_fit: CriticFitConfig = CriticFitConfig(),
+    ):
         self.gym_spec, self._expert, self._suboptimal = spec, expert, suboptimal
         self.critic_dir, self.critic_fit = Path(critic_dir) if critic_dir else None, critic_fit
         env = make_gym_env(spec.env_id, **spec.env_kwargs)
@@ -45,11 +50,17 @@ class GymTask:
         self.nominal = Nominal(spec, env.model)
         groups = {k: np.atleast_1d(obs[idx]).shape for k, idx in spec.observation.items()}
         space = env.action_space
-        self.spec = TaskSpec(name=spec.name, obs_shapes=groups, action_dim=int(space.shape[0]),
-                             action_low=tuple(float(v) for v in space.low),
-                             action_high=tuple(float(v) for v in space.high), control_period_s=float(env.dt),
-                             episode_steps=spec.episode_steps, gamma=spec.gamma,
-                             planner_overrides=spec.planner_overrides)
+        self.spec = TaskSpec(
+            name=spec.name,
+            obs_shapes=groups,
+            action_dim=int(space.shape[0]),
+            action_low=tuple(float(v) for v in space.low),
+            action_high=tuple(float(v) for v in space.high),
+            control_period_s=float(env.dt),
+            episode_steps=spec.episode_steps,
+            gamma=spec.gamma,
+            planner_overrides=spec.planner_overrides,
+        )
         self.generation_preset = spec.generation_preset
         self._scratch = env  # for initial conditions
 
@@ -84,13 +95,18 @@ class GymTask:
         ok = [bool(i["success"]) for i in infos]
         hold = self.gym_spec.success_hold_s
         window = len(ok) if hold is None else max(1, round(hold / self.spec.control_period_s))
-        return {"success": float(bool(ok) and len(ok) >= window and all(ok[-window:])),
-                "success_fraction": float(np.mean(ok)) if ok else 0.0}
+        return {
+            "success": float(bool(ok) and len(ok) >= window and all(ok[-window:])),
+            "success_fraction": float(np.mean(ok)) if ok else 0.0,
+        }
 
 
-def register_gym_task(spec: GymTaskSpec, expert: Callable[[GymTask], PrivilegedPolicy],
-                      suboptimal: Callable[[GymTask], Sequence[PrivilegedPolicy]] = lambda task: (),
-                      critic_dir: str | Path | None = None, critic_fit: CriticFitConfig = CriticFitConfig()) -> None:
+def register_gym_task(
+    spec: GymTaskSpec,
+    expert: Callable[[GymTask], PrivilegedPolicy],
+    suboptimal: Callable[[GymTask], Sequence[PrivilegedPolicy]] = lambda task: (),
+    critic_dir: str | Path | None = None,
+    critic_fit: CriticFitConfig = CriticFitConfig(),
+) -> None:
     """Register ``spec.name`` with simdist.tasks.registry; the task (and its Gymnasium env) is built when asked."""
     register(spec.name, lambda: GymTask(spec, expert, suboptimal, critic_dir, critic_fit))
-

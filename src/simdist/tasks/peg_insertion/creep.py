@@ -97,11 +97,22 @@ def main() -> None:
     for push in args.push_mm:
         rows = [creep_trial(env, ic, i, push / 1000, args.steps) for i, ic in enumerate(ics)]
         held = [r for r in rows if r["grasped"]]
-        print(json.dumps({"domain": args.domain, "with_sim": args.with_sim, "cone": int(opt.cone), "impratio": opt.impratio,
-                          "noslip_iterations": opt.noslip_iterations, "push_mm": push, "trials": len(rows),
-                          "grasped": len(held),
-                          "slip_mm_per_step": round(float(np.mean([r["slip_mm_per_step"] for r in held])), 3),
-                          "force_n": round(float(np.mean([r["force_n"] for r in held])), 1)}))
+        print(
+            json.dumps(
+                {
+                    "domain": args.domain,
+                    "with_sim": args.with_sim,
+                    "cone": int(opt.cone),
+                    "impratio": opt.impratio,
+                    "noslip_iterations": opt.noslip_iterations,
+                    "push_mm": push,
+                    "trials": len(rows),
+                    "grasped": len(held),
+                    "slip_mm_per_step": round(float(np.mean([r["slip_mm_per_step"] for r in held])), 3),
+                    "force_n": round(float(np.mean([r["force_n"] for r in held])), 1),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

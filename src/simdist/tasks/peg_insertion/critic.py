@@ -46,8 +46,10 @@ class MLPCritic:
 
     def __init__(self, config: CriticConfig, network: nn.Sequential):
         if config.input_dim != PRIVILEGED.size:
-            raise ValueError(f"critic expects {config.input_dim} privileged features, the task has {PRIVILEGED.size}; "
-                             "refit with `python -m simdist.tasks.peg_insertion.fit_critic`")
+            raise ValueError(
+                f"critic expects {config.input_dim} privileged features, the task has {PRIVILEGED.size}; "
+                "refit with `python -m simdist.tasks.peg_insertion.fit_critic`"
+            )
         self.config = config
         self.network = network.eval()
         self._mean = torch.tensor(config.input_mean, dtype=torch.float32)
@@ -70,8 +72,10 @@ class MLPCritic:
 
 def load_critic(weights: Path = WEIGHTS_FILE, config_path: Path = CONFIG_FILE) -> MLPCritic:
     if not weights.exists() or not config_path.exists():
-        raise FileNotFoundError(f"critic files missing ({weights.name}, {config_path.name}); "
-                                "create them with `python -m simdist.tasks.peg_insertion.fit_critic`")
+        raise FileNotFoundError(
+            f"critic files missing ({weights.name}, {config_path.name}); "
+            "create them with `python -m simdist.tasks.peg_insertion.fit_critic`"
+        )
     raw = json.loads(config_path.read_text())
     raw["hidden"] = tuple(raw["hidden"])
     config = CriticConfig(**raw)

@@ -78,8 +78,12 @@ class PegInsertionEnv(UR5eEnv):
         m, d = self.model, self.data
         m.body_pos[self.fixture_body, :2] = np.array(SCENE.fixture_xy) + np.array(ic.hole_offset_xy)
         m.body_quat[self.fixture_body] = yaw_quat(ic.hole_yaw)
-        d.qpos[self.peg_qpos:self.peg_qpos + 3] = [ic.peg_xy[0], ic.peg_xy[1], SCENE.peg_length / 2 + PEG_REST_CLEARANCE_M]
-        d.qpos[self.peg_qpos + 3:self.peg_qpos + 7] = yaw_quat(ic.peg_yaw)
+        d.qpos[self.peg_qpos : self.peg_qpos + 3] = [
+            ic.peg_xy[0],
+            ic.peg_xy[1],
+            SCENE.peg_length / 2 + PEG_REST_CLEARANCE_M,
+        ]
+        d.qpos[self.peg_qpos + 3 : self.peg_qpos + 7] = yaw_quat(ic.peg_yaw)
 
     @property
     def _hole_offset(self) -> np.ndarray:
@@ -90,19 +94,27 @@ class PegInsertionEnv(UR5eEnv):
         d = self.data
         hole_yaw = yaw_of(d.xmat[self.fixture_body].reshape(3, 3))
         fixture_force, pad_force = self._part_contact_forces(self.peg_geoms, self.fixture_body)
-        return PRIVILEGED.pack({
-            **self._robot_privileged(),
-            "peg_pos": d.xpos[self.peg_body], "peg_rot6": rot6(d.xmat[self.peg_body].reshape(3, 3)),
-            "peg_linvel": d.qvel[self.peg_dof:self.peg_dof + 3], "peg_angvel": d.qvel[self.peg_dof + 3:self.peg_dof + 6],
-            "hole_pos": d.site_xpos[self.hole_site], "hole_yaw": [np.cos(hole_yaw), np.sin(hole_yaw)],
-            "peg_fixture_force": fixture_force, "peg_pad_force": pad_force,
-            "physics": self.draw.as_vector(),
-        })
+        return PRIVILEGED.pack(
+            {
+                **self._robot_privileged(),
+                "peg_pos": d.xpos[self.peg_body],
+                "peg_rot6": rot6(d.xmat[self.peg_body].reshape(3, 3)),
+                "peg_linvel": d.qvel[self.peg_dof : self.peg_dof + 3],
+                "peg_angvel": d.qvel[self.peg_dof + 3 : self.peg_dof + 6],
+                "hole_pos": d.site_xpos[self.hole_site],
+                "hole_yaw": [np.cos(hole_yaw), np.sin(hole_yaw)],
+                "peg_fixture_force": fixture_force,
+                "peg_pad_force": pad_force,
+                "physics": self.draw.as_vector(),
+            }
+        )
 
     def _draw_perception_errors(self) -> None:
         """The wrist camera's hand-eye calibration error for the episode: translation and rotation, flange frame."""
-        self.handeye = (self._rng.normal(0.0, self.draw["perception_position_bias_range_m"], 3),
-                        self._rng.normal(0.0, self.physics.perception_handeye_rotation_rad, 3))
+        self.handeye = (
+            self._rng.normal(0.0, self.draw["perception_position_bias_range_m"], 3),
+            self._rng.normal(0.0, self.physics.perception_handeye_rotation_rad, 3),
+        )
 
     def _estimate(self, true_pos: np.ndarray, camera: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         std = noise_std(self.draw["perception_position_noise_range_m"], float(np.linalg.norm(true_pos - camera[0])))
@@ -124,8 +136,15 @@ class PegInsertionEnv(UR5eEnv):
             "hole_pos_est": self._estimate(d.site_xpos[self.hole_site], camera) + self._hole_offset,
             "hole_yaw_est": yaw_features(yaw_of(fixture_rot) + rng.normal(0.0, yaw_noise)),
         }
-        parts.update(relative_features(parts["tcp_pos"], parts["peg_pos_est"], np.asarray(parts["peg_yaw_est"]),
-                                       parts["hole_pos_est"], np.asarray(parts["hole_yaw_est"])))
+        parts.update(
+            relative_features(
+                parts["tcp_pos"],
+                parts["peg_pos_est"],
+                np.asarray(parts["peg_yaw_est"]),
+                parts["hole_pos_est"],
+                np.asarray(parts["hole_yaw_est"]),
+            )
+        )
         return {PROPRIO_KEY: PROPRIO.pack(parts), WRENCH_KEY: self._wrench()}
 
     # ------------------------------------------------------------------------------------------------ outcome

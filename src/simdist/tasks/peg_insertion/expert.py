@@ -121,11 +121,17 @@ class ScriptedExpert:
                 return Goal(np.array([*state.tcp_pos[:2], carry_z]), tool_rot, CLOSE)
             return Goal(np.array([*(state.tcp_pos[:2] + peg_error_xy), carry_z]), tool_rot, CLOSE)
         fine_xy = state.tcp_pos[:2] + peg_error_xy
-        if (t.release_above_hole_m is not None and bottom_above_mouth < t.release_above_hole_m
-                and xy_error < t.release_xy_tolerance_m):
+        if (
+            t.release_above_hole_m is not None
+            and bottom_above_mouth < t.release_above_hole_m
+            and xy_error < t.release_xy_tolerance_m
+        ):
             return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, OPEN)
-        aligned = (xy_error < t.align_tolerance_m and abs(yaw_error) < t.yaw_tolerance_rad
-                   and state.peg_tilt < t.yaw_tolerance_rad)
+        aligned = (
+            xy_error < t.align_tolerance_m
+            and abs(yaw_error) < t.yaw_tolerance_rad
+            and state.peg_tilt < t.yaw_tolerance_rad
+        )
         inserting = state.insertion_depth > 0.002 and state.lateral_to_hole < 0.002
         if not (aligned or inserting):
             self._stalled = 0

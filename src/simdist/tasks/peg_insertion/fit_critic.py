@@ -58,8 +58,9 @@ def collect(episodes: int, seed: int, gamma: float) -> list[tuple[np.ndarray, np
     return data
 
 
-def fit(data: list[tuple[np.ndarray, np.ndarray]], gamma: float, seed: int, steps: int = 3000,
-        holdout: float = 0.2) -> MLPCritic:
+def fit(
+    data: list[tuple[np.ndarray, np.ndarray]], gamma: float, seed: int, steps: int = 3000, holdout: float = 0.2
+) -> MLPCritic:
     torch.manual_seed(seed)
     split = int(len(data) * (1 - holdout))  # split by episode, so held-out states are from unseen episodes
     train_x = np.concatenate([x for x, _ in data[:split] if len(x)])
@@ -68,8 +69,13 @@ def fit(data: list[tuple[np.ndarray, np.ndarray]], gamma: float, seed: int, step
     test_y = np.concatenate([y for x, y in data[split:] if len(x)])
     mean, std = train_x.mean(0), train_x.std(0)
     std = np.where(std < 1e-6, 1.0, std)  # constant features (e.g. sim latency) pass through unscaled
-    config = CriticConfig(gamma=gamma, input_mean=mean.tolist(), input_std=std.tolist(),
-                          target_mean=float(train_y.mean()), target_std=float(train_y.std() + 1e-6))
+    config = CriticConfig(
+        gamma=gamma,
+        input_mean=mean.tolist(),
+        input_std=std.tolist(),
+        target_mean=float(train_y.mean()),
+        target_std=float(train_y.std() + 1e-6),
+    )
     network = build_mlp(config.input_dim, config.hidden)
     x = torch.tensor((train_x - mean) / std, dtype=torch.float32)
     y = torch.tensor((train_y - config.target_mean) / config.target_std, dtype=torch.float32)
@@ -86,9 +92,15 @@ def fit(data: list[tuple[np.ndarray, np.ndarray]], gamma: float, seed: int, step
             log.info("step %d loss %.4f", step + 1, loss.item())
     critic = MLPCritic(config, network)
     r2 = lambda xs, ys: float(1 - np.mean((critic.values(xs) - ys) ** 2) / np.var(ys))  # noqa: E731
-    config.report = {"train_r2": r2(train_x, train_y), "heldout_r2": r2(test_x, test_y), "train_states": len(train_x),
-                     "heldout_states": len(test_x), "episodes": len(data), "gradient_steps": steps,
-                     "return_range": [float(np.min(train_y)), float(np.max(train_y))]}
+    config.report = {
+        "train_r2": r2(train_x, train_y),
+        "heldout_r2": r2(test_x, test_y),
+        "train_states": len(train_x),
+        "heldout_states": len(test_x),
+        "episodes": len(data),
+        "gradient_steps": steps,
+        "return_range": [float(np.min(train_y)), float(np.max(train_y))],
+    }
     return critic
 
 
@@ -106,7 +118,9 @@ def main(argv: list[str] | None = None) -> None:
     log.info("collection took %.0f s", time.perf_counter() - start)
     critic = fit(data, gamma, args.seed, steps=args.steps)
     critic.config.report["seconds"] = round(time.perf_counter() - start, 1)
-    critic.config.report["command"] = f"python -m simdist.tasks.peg_insertion.fit_critic --episodes {args.episodes} --steps {args.steps} --seed {args.seed}"
+    critic.config.report["command"] = (
+        f"python -m simdist.tasks.peg_insertion.fit_critic --episodes {args.episodes} --steps {args.steps} --seed {args.seed}"
+    )
     critic.save()
     log.info("critic report: %s", critic.config.report)
 

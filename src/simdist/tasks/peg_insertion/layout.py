@@ -21,13 +21,17 @@ RELATIVE_BLOCKS: list[tuple[str, int]] = [
 ]
 
 # What a real robot with a pose-estimating perception stack would report (no exact object state).
-PROPRIO = VectorLayout(ROBOT_PROPRIO_BLOCKS + [
-    ("peg_pos_est", 3),  # perception estimate (noisy, biased)
-    ("peg_axis_est", 3),  # estimated peg long axis (tilt)
-    ("peg_yaw_est", 2),  # (cos 4y, sin 4y): a square's yaw is defined modulo 90 deg
-    ("hole_pos_est", 3),  # estimated centre of the hole mouth
-    ("hole_yaw_est", 2),
-] + RELATIVE_BLOCKS)
+PROPRIO = VectorLayout(
+    ROBOT_PROPRIO_BLOCKS
+    + [
+        ("peg_pos_est", 3),  # perception estimate (noisy, biased)
+        ("peg_axis_est", 3),  # estimated peg long axis (tilt)
+        ("peg_yaw_est", 2),  # (cos 4y, sin 4y): a square's yaw is defined modulo 90 deg
+        ("hole_pos_est", 3),  # estimated centre of the hole mouth
+        ("hole_yaw_est", 2),
+    ]
+    + RELATIVE_BLOCKS
+)
 
 
 def relative_features(tcp_pos, peg_pos_est, peg_yaw_est, hole_pos_est, hole_yaw_est) -> dict[str, np.ndarray]:
@@ -42,15 +46,19 @@ def relative_features(tcp_pos, peg_pos_est, peg_yaw_est, hole_pos_est, hole_yaw_
         "yaw_error_est": np.stack([cp * ch + sp * sh, sp * ch - cp * sh], axis=-1),
     }
 
+
 # Exact simulator state plus the episode's physics draw; only simulation domains expose it.
-PRIVILEGED = VectorLayout(ROBOT_PRIVILEGED_BLOCKS + [
-    ("peg_pos", 3),
-    ("peg_rot6", 6),
-    ("peg_linvel", 3),
-    ("peg_angvel", 3),
-    ("hole_pos", 3),
-    ("hole_yaw", 2),  # (cos, sin) of the fixture yaw
-    ("peg_fixture_force", 1),  # total normal force, N
-    ("peg_pad_force", 1),
-    ("physics", len(SAMPLED_FIELDS)),
-])
+PRIVILEGED = VectorLayout(
+    ROBOT_PRIVILEGED_BLOCKS
+    + [
+        ("peg_pos", 3),
+        ("peg_rot6", 6),
+        ("peg_linvel", 3),
+        ("peg_angvel", 3),
+        ("hole_pos", 3),
+        ("hole_yaw", 2),  # (cos, sin) of the fixture yaw
+        ("peg_fixture_force", 1),  # total normal force, N
+        ("peg_pad_force", 1),
+        ("physics", len(SAMPLED_FIELDS)),
+    ]
+)

@@ -35,16 +35,20 @@ def _fixture_xml(physics: PegPhysics) -> str:
     wall_half_z = s.hole_depth / 2
     wall_z = 2 * base_half + wall_half_z
     common = f'contype="{STATIC_BIT}" conaffinity="0" priority="2" solref="{STIFF_SOLREF}" solimp="{STIFF_SOLIMP}" rgba=".6 .6 .7 1"'
-    walls = _chamfered_walls(hole_half, physics.hole_chamfer_m, common) if physics.hole_chamfer_m > 0 else [
-        f'<geom name="wall_px" type="box" size="{wall} {s.fixture_side / 2} {wall_half_z}" pos="{wall_centre} 0 {wall_z}" {common}/>',
-        f'<geom name="wall_nx" type="box" size="{wall} {s.fixture_side / 2} {wall_half_z}" pos="{-wall_centre} 0 {wall_z}" {common}/>',
-        f'<geom name="wall_py" type="box" size="{hole_half} {wall} {wall_half_z}" pos="0 {wall_centre} {wall_z}" {common}/>',
-        f'<geom name="wall_ny" type="box" size="{hole_half} {wall} {wall_half_z}" pos="0 {-wall_centre} {wall_z}" {common}/>',
-    ]
+    walls = (
+        _chamfered_walls(hole_half, physics.hole_chamfer_m, common)
+        if physics.hole_chamfer_m > 0
+        else [
+            f'<geom name="wall_px" type="box" size="{wall} {s.fixture_side / 2} {wall_half_z}" pos="{wall_centre} 0 {wall_z}" {common}/>',
+            f'<geom name="wall_nx" type="box" size="{wall} {s.fixture_side / 2} {wall_half_z}" pos="{-wall_centre} 0 {wall_z}" {common}/>',
+            f'<geom name="wall_py" type="box" size="{hole_half} {wall} {wall_half_z}" pos="0 {wall_centre} {wall_z}" {common}/>',
+            f'<geom name="wall_ny" type="box" size="{hole_half} {wall} {wall_half_z}" pos="0 {-wall_centre} {wall_z}" {common}/>',
+        ]
+    )
     return f"""
     <body name="{FIXTURE_BODY}" pos="{s.fixture_xy[0]} {s.fixture_xy[1]} 0">
       <geom name="fixture_base" type="box" size="{s.fixture_side / 2} {s.fixture_side / 2} {base_half}" pos="0 0 {base_half}" {common}/>
-      {''.join(walls)}
+      {"".join(walls)}
       <site name="hole_top" pos="0 0 {s.fixture_height}" size="0.003"/>
     </body>"""
 
@@ -77,8 +81,17 @@ def _chamfered_walls(hole_half: float, c: float, common: str) -> list[str]:
             if axis == "x":  # flat top beside the mouth, where the bevel stops
                 for end in (1, -1):
                     half_y = (outer - mouth) / 2
-                    out.append(box(f"wall_{tag}_fill{'p' if end > 0 else 'n'}", c / 2, half_y, band_half_z,
-                                   hole_half + c / 2, top - band_half_z, along_pos=end * (mouth + half_y)))
+                    out.append(
+                        box(
+                            f"wall_{tag}_fill{'p' if end > 0 else 'n'}",
+                            c / 2,
+                            half_y,
+                            band_half_z,
+                            hole_half + c / 2,
+                            top - band_half_z,
+                            along_pos=end * (mouth + half_y),
+                        )
+                    )
     return out
 
 
@@ -94,8 +107,12 @@ def _peg_xml() -> str:
 
 
 def build_xml(physics: PegPhysics) -> str:
-    return build_scene_xml("peg_insertion", physics.timestep_s, _fixture_xml(physics) + _peg_xml(), 
-                           noslip_iterations=physics.noslip_iterations)
+    return build_scene_xml(
+        "peg_insertion",
+        physics.timestep_s,
+        _fixture_xml(physics) + _peg_xml(),
+        noslip_iterations=physics.noslip_iterations,
+    )
 
 
 def build_model(physics: PegPhysics) -> mujoco.MjModel:

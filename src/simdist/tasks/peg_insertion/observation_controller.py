@@ -133,11 +133,17 @@ class ObservationController:
         if not self._grasped:  # a standing peg: average its estimate (noise falls, the calibration's offset stays)
             self._peg.add(get("peg_pos_est"), camera)
             self._peg_yaw_sum += get("peg_yaw_est")
-        return {"tcp_pos": tcp_pos, "tcp_rot": tcp_rot, "opening": float(get("gripper_opening")[0]),
-                "peg": self._peg.mean, "peg_axis": get("peg_axis_est"),
-                "hole": self._hole.mean,
-                "hole_yaw": _mean_square_yaw(self._hole_yaw_sum), "peg_yaw": _mean_square_yaw(self._peg_yaw_sum),
-                "wrench": np.asarray(obs[WRENCH_KEY], dtype=np.float64)}
+        return {
+            "tcp_pos": tcp_pos,
+            "tcp_rot": tcp_rot,
+            "opening": float(get("gripper_opening")[0]),
+            "peg": self._peg.mean,
+            "peg_axis": get("peg_axis_est"),
+            "hole": self._hole.mean,
+            "hole_yaw": _mean_square_yaw(self._hole_yaw_sum),
+            "peg_yaw": _mean_square_yaw(self._peg_yaw_sum),
+            "wrench": np.asarray(obs[WRENCH_KEY], dtype=np.float64),
+        }
 
     def _world_force(self, seen: dict) -> np.ndarray:
         """Tared external force on the tool, world frame (the sensor reads in the flange frame)."""
@@ -149,8 +155,9 @@ class ObservationController:
         seen = self._read(obs)
         self._update_grasp(seen)
         goal = self._carry_and_insert(seen) if self._grasped else self._pick(seen)
-        action = goal_to_action(goal, seen["tcp_pos"], seen["tcp_rot"], self._setpoint, CONTROL,
-                                self.tuning.fine_gain, 1.0)
+        action = goal_to_action(
+            goal, seen["tcp_pos"], seen["tcp_rot"], self._setpoint, CONTROL, self.tuning.fine_gain, 1.0
+        )
         self._closing = bool(action[6] > 0)
         self._setpoint = next_setpoint(self._setpoint, seen["tcp_pos"], action, CONTROL)
         return action
@@ -168,9 +175,16 @@ class ObservationController:
     def _pick(self, seen: dict) -> Goal:
         """The scripted expert's pick phase, on the perceived (averaged) peg standing upright."""
         self.phase = "pick"
-        state = PegState(tcp_pos=seen["tcp_pos"], tcp_rot=seen["tcp_rot"], gripper_opening=seen["opening"],
-                         gripper_closing=self._closing, peg_pos=seen["peg"], peg_rot=_yaw_matrix(seen["peg_yaw"]),
-                         hole_pos=seen["hole"], hole_yaw=seen["hole_yaw"])
+        state = PegState(
+            tcp_pos=seen["tcp_pos"],
+            tcp_rot=seen["tcp_rot"],
+            gripper_opening=seen["opening"],
+            gripper_closing=self._closing,
+            peg_pos=seen["peg"],
+            peg_rot=_yaw_matrix(seen["peg_yaw"]),
+            hole_pos=seen["hole"],
+            hole_yaw=seen["hole_yaw"],
+        )
         if self._closing and self._picker._closing_on_peg(state):
             return Goal(seen["tcp_pos"].copy(), seen["tcp_rot"], CLOSE)  # keep closing until the width says held
         return self._picker._pick(state)
@@ -268,8 +282,15 @@ def run_episode(env, controller: ObservationController, initial_condition, seed:
     return bool(info["success"])
 
 
-def success_rate(task, domain: str, grid: str, trials: int, physics=None, seed: int = 0,
-                 tuning: ObservationTuning = ObservationTuning()) -> tuple[int, int]:
+def success_rate(
+    task,
+    domain: str,
+    grid: str,
+    trials: int,
+    physics=None,
+    seed: int = 0,
+    tuning: ObservationTuning = ObservationTuning(),
+) -> tuple[int, int]:
     """(seated, trials) of the controller over ``task.initial_conditions(grid, trials, seed)`` in ``domain``."""
     env = task.make_env(domain, physics, seed=seed)
     controller = observation_controller(tuning)

@@ -36,8 +36,13 @@ def noise_std(near_std: float, distance_m: float) -> float:
     return near_std * (1.0 + NOISE_GROWTH_PER_M / NEAR_NOISE_M * max(distance_m - NEAR_RANGE_M, 0.0))
 
 
-def handeye_offset(translation: np.ndarray, rotation: np.ndarray, camera_pos: np.ndarray, camera_rot: np.ndarray,
-                   object_pos: np.ndarray) -> np.ndarray:
+def handeye_offset(
+    translation: np.ndarray,
+    rotation: np.ndarray,
+    camera_pos: np.ndarray,
+    camera_rot: np.ndarray,
+    object_pos: np.ndarray,
+) -> np.ndarray:
     """World-frame error of an estimate from a camera whose calibration is off by ``translation`` (m) and the small
     ``rotation`` (rotation vector, rad), both in the camera (flange) frame."""
     return camera_rot @ translation + cross3(camera_rot @ rotation, object_pos - camera_pos)

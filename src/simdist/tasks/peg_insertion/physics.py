@@ -14,9 +14,14 @@ import numpy as np
 
 from simdist.tasks.base import check_domain
 from simdist.tasks.physics_schema import Limit
-from simdist.tasks.ur5e.physics import (ARM_GAP_FIELDS, PERCEPTION_POSITION_GAP_FIELDS, Range, SampledPhysics,
-                                        sample_ranges, sampled_fields)
-
+from simdist.tasks.ur5e.physics import (
+    ARM_GAP_FIELDS,
+    PERCEPTION_POSITION_GAP_FIELDS,
+    Range,
+    SampledPhysics,
+    sample_ranges,
+    sampled_fields,
+)
 
 # A hand-eye calibration of a 3D camera on a UR e-Series arm converges below 0.28 mm and 0.25 deg (arXiv 2407.16041);
 # taken as the RMS of the 3-D error, per axis that is / sqrt(3).
@@ -73,8 +78,10 @@ class PegPhysics:
     wrench_torque_bias_nm: float = 0.3
 
     # A bevel up to 1 cm leaves wall on every side of the 3 cm deep hole (model.SceneGeometry).
-    LIMITS: ClassVar[dict[str, Limit]] = {"hole_chamfer_m": Limit(ge=0.0, le=0.01, unit="m"),
-                                          "noslip_iterations": Limit(ge=0)}
+    LIMITS: ClassVar[dict[str, Limit]] = {
+        "hole_chamfer_m": Limit(ge=0.0, le=0.01, unit="m"),
+        "noslip_iterations": Limit(ge=0),
+    }
 
 
 # Every (low, high) field is sampled per episode; the draws enter the privileged state in this order.
@@ -84,8 +91,14 @@ SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(PegPhysics)
 GAP_GROUPS: dict[str, tuple[str, ...]] = {
     "perception": (*PERCEPTION_POSITION_GAP_FIELDS, "perception_yaw_noise_range_rad"),
     "arm": ARM_GAP_FIELDS,
-    "contact": ("peg_hole_friction_range", "finger_friction_range", "table_friction_range", "peg_mass_range_kg",
-                "gripper_force_range_n", "pad_rotational_stiffness_range"),
+    "contact": (
+        "peg_hole_friction_range",
+        "finger_friction_range",
+        "table_friction_range",
+        "peg_mass_range_kg",
+        "gripper_force_range_n",
+        "pad_rotational_stiffness_range",
+    ),
 }
 
 

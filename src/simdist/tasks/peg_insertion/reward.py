@@ -107,7 +107,9 @@ class PegState:
         offset = self.peg_in_tool
         width = SCENE.peg_side
         held = self.gripper_closing and width - 0.004 < self.gripper_opening < width + 0.003
-        return bool(held and abs(offset[0]) < 0.004 and abs(offset[1]) < 0.012 and abs(offset[2]) < SCENE.peg_length / 2)
+        return bool(
+            held and abs(offset[0]) < 0.004 and abs(offset[1]) < 0.012 and abs(offset[2]) < SCENE.peg_length / 2
+        )
 
     @property
     def in_hole_column(self) -> bool:
@@ -125,12 +127,22 @@ def is_seated(state: PegState, criteria: SuccessCriteria = SUCCESS) -> bool:
 def reward_terms(state: PegState, weights: RewardWeights = WEIGHTS) -> dict[str, float]:
     """Each term in [0, 1] (before weighting); later stages count as the earlier ones being complete."""
     grasped, in_hole = state.grasped, state.in_hole_column
-    reach = 1.0 if (grasped or in_hole) else 1.0 - np.tanh(np.linalg.norm(state.grasp_point - state.tcp_pos) / weights.reach_scale_m)
+    reach = (
+        1.0
+        if (grasped or in_hole)
+        else 1.0 - np.tanh(np.linalg.norm(state.grasp_point - state.tcp_pos) / weights.reach_scale_m)
+    )
     lift = 1.0 if in_hole else float(grasped) * float(np.clip(state.peg_bottom_z / weights.carry_height_m, 0.0, 1.0))
     yaw_factor = max(0.0, 1.0 - abs(state.yaw_error) / (np.pi / 4))
     align = float(grasped or in_hole) * (1.0 - np.tanh(state.lateral_to_hole / weights.align_scale_m)) * yaw_factor
     insert = float(in_hole) * float(np.clip(state.insertion_depth / SUCCESS.seated_depth_m, 0.0, 1.0))
-    return {"reach": float(reach), "grasp": float(grasped or in_hole), "lift": lift, "align": float(align), "insert": insert}
+    return {
+        "reach": float(reach),
+        "grasp": float(grasped or in_hole),
+        "lift": lift,
+        "align": float(align),
+        "insert": insert,
+    }
 
 
 def dense_reward(state: PegState, action: np.ndarray, success: bool, weights: RewardWeights = WEIGHTS) -> float:

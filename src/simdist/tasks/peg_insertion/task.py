@@ -44,8 +44,13 @@ GRIDS: dict[str, Grid] = {
 }
 # Training/data-generation resets: wider than the wide grid, any yaw (a square repeats every 90 deg), and a jittered
 # fixture and start pose, so the world model sees both evaluation grids and more.
-TRAINING_GRID = Grid(side_m=0.40, yaw_range_rad=np.deg2rad(45.0), hole_offset_m=0.02,
-                     hole_yaw_range_rad=np.deg2rad(10.0), home_offset_m=0.04)
+TRAINING_GRID = Grid(
+    side_m=0.40,
+    yaw_range_rad=np.deg2rad(45.0),
+    hole_offset_m=0.02,
+    hole_yaw_range_rad=np.deg2rad(10.0),
+    home_offset_m=0.04,
+)
 
 
 class PegInsertionTask(UR5eTask):

@@ -21,8 +21,14 @@ CRITIC_FIT = CriticFitConfig(episodes=150, epochs=200)
 
 class PendulumTask:
     spec = TaskSpec(
-        name="pendulum", obs_shapes={"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,),
-        control_period_s=SIM.control_period_s, episode_steps=40, gamma=0.95,
+        name="pendulum",
+        obs_shapes={"proprio": (3,)},
+        action_dim=1,
+        action_low=(-1.0,),
+        action_high=(1.0,),
+        control_period_s=SIM.control_period_s,
+        episode_steps=40,
+        gamma=0.95,
     )
     physics_type = PendulumPhysics
     generation_preset = "manipulation"
@@ -44,7 +50,8 @@ class PendulumTask:
     def critic(self) -> MLPCritic:
         if not (CRITIC_DIR / "critic.safetensors").exists():
             raise FileNotFoundError(
-                f"no fitted critic in {CRITIC_DIR}; run `python -m simdist.tasks.pendulum.fit_critic`")
+                f"no fitted critic in {CRITIC_DIR}; run `python -m simdist.tasks.pendulum.fit_critic`"
+            )
         return MLPCritic.load(CRITIC_DIR)
 
     def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[Any]:
@@ -56,8 +63,10 @@ class PendulumTask:
     def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
         window = max(1, round(SUCCESS_WINDOW_S / self.spec.control_period_s))
         upright = [bool(i["success"]) for i in infos]
-        return {"success": float(len(upright) >= window and all(upright[-window:])),
-                "upright_fraction": float(np.mean(upright)) if upright else 0.0}
+        return {
+            "success": float(len(upright) >= window and all(upright[-window:])),
+            "upright_fraction": float(np.mean(upright)) if upright else 0.0,
+        }
 
 
 register("pendulum", PendulumTask)

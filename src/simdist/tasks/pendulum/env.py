@@ -66,8 +66,7 @@ class PendulumEnv(gym.Env):
         self.episode_steps = episode_steps
         self.substeps = max(1, round(physics.control_period_s / physics.timestep_s))
         self.delay_steps = round(physics.actuator_delay_s / physics.timestep_s)
-        self.observation_space = gym.spaces.Dict(
-            {"proprio": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
+        self.observation_space = gym.spaces.Dict({"proprio": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
         self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
         self._rng = np.random.default_rng(seed)
         self._build(1.0, 1.0, 1.0)
@@ -76,8 +75,14 @@ class PendulumEnv(gym.Env):
         p = self.physics
         self.mass, self.damping = p.mass * mass_scale, p.damping * damping_scale
         self.max_torque = p.max_torque * torque_scale
-        xml = _XML.format(dt=p.timestep_s, g=GRAVITY, damping=self.damping, length=p.length,
-                          mass=self.mass, max_torque=self.max_torque)
+        xml = _XML.format(
+            dt=p.timestep_s,
+            g=GRAVITY,
+            damping=self.damping,
+            length=p.length,
+            mass=self.mass,
+            max_torque=self.max_torque,
+        )
         self.model = mujoco.MjModel.from_xml_string(xml)
         self.data = mujoco.MjData(self.model)
 
@@ -120,8 +125,9 @@ class PendulumEnv(gym.Env):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         p, rng = self.physics, self._rng
-        self._build(rng.uniform(*p.mass_scale_range), rng.uniform(*p.damping_scale_range),
-                    rng.uniform(*p.torque_scale_range))
+        self._build(
+            rng.uniform(*p.mass_scale_range), rng.uniform(*p.damping_scale_range), rng.uniform(*p.torque_scale_range)
+        )
         ic = (options or {}).get("initial_condition")
         theta0, thetadot0 = ic if ic is not None else sample_initial_condition(rng)
         self.data.qpos[0], self.data.qvel[0] = theta0, thetadot0

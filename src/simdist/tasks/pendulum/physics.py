@@ -30,6 +30,11 @@ class PendulumPhysics:
 
 SIM = PendulumPhysics()
 REAL = PendulumPhysics(
-    mass=1.1, damping=0.1, max_torque=6.0, actuator_delay_s=0.06,
-    mass_scale_range=(1.0, 1.0), damping_scale_range=(1.0, 1.0), torque_scale_range=(1.0, 1.0),
+    mass=1.1,
+    damping=0.1,
+    max_torque=6.0,
+    actuator_delay_s=0.06,
+    mass_scale_range=(1.0, 1.0),
+    damping_scale_range=(1.0, 1.0),
+    torque_scale_range=(1.0, 1.0),
 )

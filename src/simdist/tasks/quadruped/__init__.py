@@ -47,10 +47,16 @@ class QuadrupedCourseTask:
         self.course = COURSES[config.name]
         slowest = min(config.speeds)
         self.spec = TaskSpec(
-            name=config.name, obs_shapes={"proprio": (PROPRIO_DIM,), "height": SCAN_SHAPE}, action_dim=12,
-            action_low=(-10.0,) * 12, action_high=(10.0,) * 12, control_period_s=CONTROL_PERIOD_S,
-            episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)), command_dim=3,
-            sensor_noise_std={"proprio": tuple(PROPRIO_NOISE_STD.tolist()), "height": (HEIGHT_NOISE_STD,)})
+            name=config.name,
+            obs_shapes={"proprio": (PROPRIO_DIM,), "height": SCAN_SHAPE},
+            action_dim=12,
+            action_low=(-10.0,) * 12,
+            action_high=(10.0,) * 12,
+            control_period_s=CONTROL_PERIOD_S,
+            episode_steps=int(round(time_limit_s(self.course, slowest) / CONTROL_PERIOD_S)),
+            command_dim=3,
+            sensor_noise_std={"proprio": tuple(PROPRIO_NOISE_STD.tolist()), "height": (HEIGHT_NOISE_STD,)},
+        )
 
     default_grid = "all"  # adaptation and comparisons run the paper's trials at every speed
 
@@ -61,8 +67,9 @@ class QuadrupedCourseTask:
     def default_physics(self, domain: str) -> QuadrupedPhysics:
         return {"sim": SIM, "real": self.config.real_physics}[check_domain(domain)]
 
-    def make_env(self, domain: str, physics: QuadrupedPhysics | dict | str | None = None,
-                 seed: int = 0) -> QuadrupedCourseEnv | TerrainWalkEnv:
+    def make_env(
+        self, domain: str, physics: QuadrupedPhysics | dict | str | None = None, seed: int = 0
+    ) -> QuadrupedCourseEnv | TerrainWalkEnv:
         phys = domain_physics(self, domain, physics)
         if phys.scene == "terrain":
             if domain != "sim":
@@ -70,8 +77,9 @@ class QuadrupedCourseTask:
             return TerrainWalkEnv(phys, seed=seed)
         if phys.scene != "course":
             raise ValueError(f"unknown scene {phys.scene!r}; valid scenes: ['course', 'terrain']")
-        return QuadrupedCourseEnv(domain, course_for(self.config.name, phys), phys, default_speed=max(self.config.speeds),
-                                  seed=seed)
+        return QuadrupedCourseEnv(
+            domain, course_for(self.config.name, phys), phys, default_speed=max(self.config.speeds), seed=seed
+        )
 
     def expert(self) -> experts.PPOPolicy:
         return experts.expert()
@@ -102,15 +110,17 @@ class QuadrupedCourseTask:
         if grid not in self.grids:
             raise KeyError(f"unknown grid {grid!r}; valid grids (trial speeds, m/s): {list(self.grids)}")
         rng = np.random.default_rng(seed)
-        return [{"speed": float(grid), "yaw": float(rng.uniform(-INITIAL_YAW_RAD, INITIAL_YAW_RAD))}
-                for _ in range(n)]
+        return [{"speed": float(grid), "yaw": float(rng.uniform(-INITIAL_YAW_RAD, INITIAL_YAW_RAD))} for _ in range(n)]
 
     def episode_metrics(self, infos: list[dict]) -> dict[str, float]:
         if not infos:
             return {"success": 0.0, "progress_m": 0.0, "fell": 0.0}
-        return {"success": float(any(i["success"] for i in infos)),
-                "progress_m": float(max(i["progress_m"] for i in infos)),
-                "fell": float(infos[-1]["fell"]), "time_s": float(infos[-1]["time_s"])}
+        return {
+            "success": float(any(i["success"] for i in infos)),
+            "progress_m": float(max(i["progress_m"] for i in infos)),
+            "fell": float(infos[-1]["fell"]),
+            "time_s": float(infos[-1]["time_s"]),
+        }
 
 
 SLIPPERY_SLOPE = CourseTaskConfig("slippery-slope", (0.1, 0.3, 0.5), REAL_SLIPPERY_SLOPE)

@@ -37,23 +37,28 @@ EPISODE_S = 20.0
 MAX_TILT_RAD = 1.0472
 ACTION_CLIP = 10.0  # policy units (×0.25 rad); keeps wild exploration noise finite
 # The authors' observation-noise stds (go2.yaml), scaled by QuadrupedPhysics.obs_noise_scale.
-PROPRIO_NOISE_STD = np.concatenate([np.full(3, 0.05), np.full(3, 0.1), np.full(3, 0.025), np.full(12, 0.01),
-                                    np.full(12, 0.75), np.full(2, 0.001)])
+PROPRIO_NOISE_STD = np.concatenate(
+    [np.full(3, 0.05), np.full(3, 0.1), np.full(3, 0.025), np.full(12, 0.01), np.full(12, 0.75), np.full(2, 0.001)]
+)
 HEIGHT_NOISE_STD = 0.02
 
-_gx, _gy = np.meshgrid(0.5 + np.linspace(-1.0, 1.0, SCAN_SHAPE[0]), np.linspace(-0.7, 0.7, SCAN_SHAPE[1]),
-                       indexing="ij")
+_gx, _gy = np.meshgrid(
+    0.5 + np.linspace(-1.0, 1.0, SCAN_SHAPE[0]), np.linspace(-0.7, 0.7, SCAN_SHAPE[1]), indexing="ij"
+)
 SCAN_POINTS_BODY = np.stack([_gx, _gy], -1)  # (21, 15, 2) in the yaw-aligned base frame
 
 
 def quat_to_matrix(q: np.ndarray) -> np.ndarray:
     """(N, 4) w-x-y-z quaternions → (N, 3, 3) body-to-world rotations."""
     w, x, y, z = q.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], 1)
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        1,
+    )
 
 
 def yaw_of(q: np.ndarray) -> np.ndarray:
@@ -62,9 +67,18 @@ def yaw_of(q: np.ndarray) -> np.ndarray:
 
 
 class QuadrupedBatchEnv:
-    def __init__(self, num_envs: int, scene, physics: QuadrupedPhysics, seed: int = 0,
-                 random_commands: bool = True, auto_reset: bool = True, episode_s: float = EPISODE_S,
-                 command_ranges: CommandRanges = CommandRanges(), reward_overrides: dict[str, float] | None = None):
+    def __init__(
+        self,
+        num_envs: int,
+        scene,
+        physics: QuadrupedPhysics,
+        seed: int = 0,
+        random_commands: bool = True,
+        auto_reset: bool = True,
+        episode_s: float = EPISODE_S,
+        command_ranges: CommandRanges = CommandRanges(),
+        reward_overrides: dict[str, float] | None = None,
+    ):
         self.num_envs, self.scene, self.physics, self.auto_reset = num_envs, scene, physics, auto_reset
         self.rng = np.random.default_rng(seed)
         self.reward_weights = reward_weights(reward_overrides)
@@ -77,12 +91,18 @@ class QuadrupedBatchEnv:
         self.trunk_id = body("trunk")
         self.foot_body_ids = np.array([body(f"{leg}_foot") for leg in robot.LEG_NAMES])
         self.bad_contact_ids = np.array([self.trunk_id] + [body(f"{leg}_thigh") for leg in robot.LEG_NAMES])
-        self.foot_geom_ids = np.array([mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, f"{leg}_foot")
-                                       for leg in robot.LEG_NAMES])
+        self.foot_geom_ids = np.array(
+            [mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, f"{leg}_foot") for leg in robot.LEG_NAMES]
+        )
         # the course's slippery panels, if the scene has any (their μ may be randomised per env)
-        self.panel_geom_ids = np.array([mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, b.name)
-                                        for b in getattr(getattr(scene, "course", None), "boxes", ())
-                                        if b.surface == "panel"], dtype=int)
+        self.panel_geom_ids = np.array(
+            [
+                mujoco.mj_name2id(base, mujoco.mjtObj.mjOBJ_GEOM, b.name)
+                for b in getattr(getattr(scene, "course", None), "boxes", ())
+                if b.surface == "panel"
+            ],
+            dtype=int,
+        )
         self.commands = RandomCommands(num_envs, self.dt, self.rng, command_ranges) if random_commands else None
         self.command = np.zeros((num_envs, 3))
         n = num_envs
@@ -92,9 +112,17 @@ class QuadrupedBatchEnv:
         self.prev_joint_vel = np.zeros((n, 12))
         self.cosine_sum = np.zeros(n)
         self.terminated = np.ones(n, dtype=bool)  # did the last episode end in a fall (for the curriculum)
-        self.dr = {k: np.zeros(shape) for k, shape in
-                   [("mass_offset", n), ("friction", n), ("kp", (n, 12)), ("kd", (n, 12)),
-                    ("joint_friction", (n, 12)), ("panel_friction", n)]}
+        self.dr = {
+            k: np.zeros(shape)
+            for k, shape in [
+                ("mass_offset", n),
+                ("friction", n),
+                ("kp", (n, 12)),
+                ("kd", (n, 12)),
+                ("joint_friction", (n, 12)),
+                ("panel_friction", n),
+            ]
+        }
         self.reset(np.arange(n))
 
     # ------------------------------------------------------------------------------------------ reset
@@ -167,8 +195,9 @@ class QuadrupedBatchEnv:
     def height_scan(self) -> np.ndarray:
         c, s = np.cos(self.yaw)[:, None, None], np.sin(self.yaw)[:, None, None]
         px, py = SCAN_POINTS_BODY[..., 0], SCAN_POINTS_BODY[..., 1]
-        world = np.stack([self.qpos[:, None, None, 0] + c * px - s * py,
-                          self.qpos[:, None, None, 1] + s * px + c * py], -1)
+        world = np.stack(
+            [self.qpos[:, None, None, 0] + c * px - s * py, self.qpos[:, None, None, 1] + s * px + c * py], -1
+        )
         ground = self.ground_under(world)
         return np.clip(self.qpos[:, 2, None, None] - ground - SCAN_OFFSET_M, -SCAN_CLIP_M, SCAN_CLIP_M)
 
@@ -180,9 +209,18 @@ class QuadrupedBatchEnv:
 
     def proprio(self) -> np.ndarray:
         angle = 2 * np.pi * self.phase()
-        return np.concatenate([self.lin_vel_body, self.ang_vel_body, self.gravity_body,
-                               self.qpos[:, 7:] - robot.DEFAULT_JOINT_POS, self.qvel[:, 6:],
-                               np.cos(angle)[:, None], np.sin(angle)[:, None]], 1)
+        return np.concatenate(
+            [
+                self.lin_vel_body,
+                self.ang_vel_body,
+                self.gravity_body,
+                self.qpos[:, 7:] - robot.DEFAULT_JOINT_POS,
+                self.qvel[:, 6:],
+                np.cos(angle)[:, None],
+                np.sin(angle)[:, None],
+            ],
+            1,
+        )
 
     def observations(self) -> dict[str, np.ndarray]:
         proprio, height = self.proprio(), self.height_scan()
@@ -190,25 +228,46 @@ class QuadrupedBatchEnv:
         if scale > 0:
             proprio = proprio + self.rng.normal(0.0, scale * PROPRIO_NOISE_STD, proprio.shape)
             height = height + self.rng.normal(0.0, scale * HEIGHT_NOISE_STD, height.shape)
-        return {"proprio": proprio.astype(np.float32), "height": height.astype(np.float32),
-                "command": self.command.astype(np.float32)}
+        return {
+            "proprio": proprio.astype(np.float32),
+            "height": height.astype(np.float32),
+            "command": self.command.astype(np.float32),
+        }
 
     def privileged(self) -> np.ndarray:
         """Exact state and physics (paper Table IV) — simulation only, never an observation."""
         dr, n, proprio = self.dr, self.num_envs, self.proprio()
-        return np.concatenate([
-            proprio[:, :33], self.command, self.action, proprio[:, 33:],
-            self.height_scan().reshape(n, -1), 0.1 * self.foot_wrench.reshape(n, -1), self.foot_heights(),
-            dr["mass_offset"][:, None], dr["friction"][:, None], dr["friction"][:, None], np.zeros((n, 1)),
-            dr["kp"] / robot.KP_NOMINAL, dr["kd"] / robot.KD_NOMINAL, dr["joint_friction"] / 0.05,
-        ], 1).astype(np.float32)
+        return np.concatenate(
+            [
+                proprio[:, :33],
+                self.command,
+                self.action,
+                proprio[:, 33:],
+                self.height_scan().reshape(n, -1),
+                0.1 * self.foot_wrench.reshape(n, -1),
+                self.foot_heights(),
+                dr["mass_offset"][:, None],
+                dr["friction"][:, None],
+                dr["friction"][:, None],
+                np.zeros((n, 1)),
+                dr["kp"] / robot.KP_NOMINAL,
+                dr["kd"] / robot.KD_NOMINAL,
+                dr["joint_friction"] / 0.05,
+            ],
+            1,
+        ).astype(np.float32)
 
     # ------------------------------------------------------------------------------------------- step
     def set_command(self, command: np.ndarray) -> None:
         self.command[:] = command
 
-    def step(self, actions: np.ndarray, before_reset: Callable[[np.ndarray], None] | None = None,
-             observe: bool = True, with_privileged: bool = True):
+    def step(
+        self,
+        actions: np.ndarray,
+        before_reset: Callable[[np.ndarray], None] | None = None,
+        observe: bool = True,
+        with_privileged: bool = True,
+    ):
         """Advance every env one control step. Returns (obs, reward, terminated, truncated, info).
 
         ``observe=False`` skips the (noisy) observation groups and returns None for them — PPO reads only
@@ -230,11 +289,19 @@ class QuadrupedBatchEnv:
             self.command = self.commands.update(self.yaw)
         joint_vel = self.qvel[:, 6:]
         inputs = RewardInputs(
-            command=self.command, lin_vel_body=self.lin_vel_body, ang_vel_body=self.ang_vel_body,
-            projected_gravity=self.gravity_body, joint_pos_rel=self.qpos[:, 7:] - robot.DEFAULT_JOINT_POS,
-            joint_acc=(joint_vel - self.prev_joint_vel) / self.dt, torques=self.torques, action=self.action,
-            prev_action=self.prev_action, foot_contact=self.foot_contact(), foot_height=self.foot_heights(),
-            phase=self.phase())
+            command=self.command,
+            lin_vel_body=self.lin_vel_body,
+            ang_vel_body=self.ang_vel_body,
+            projected_gravity=self.gravity_body,
+            joint_pos_rel=self.qpos[:, 7:] - robot.DEFAULT_JOINT_POS,
+            joint_acc=(joint_vel - self.prev_joint_vel) / self.dt,
+            torques=self.torques,
+            action=self.action,
+            prev_action=self.prev_action,
+            foot_contact=self.foot_contact(),
+            foot_height=self.foot_heights(),
+            phase=self.phase(),
+        )
         reward, terms = dense_reward(inputs, self.dt, self.reward_weights)
         self.prev_joint_vel = joint_vel.copy()
         self._accumulate_tracking()

@@ -47,8 +47,9 @@ def wrap(angle: np.ndarray) -> np.ndarray:
 
 
 class RandomCommands:
-    def __init__(self, num_envs: int, control_period_s: float, rng: np.random.Generator,
-                 ranges: CommandRanges = CommandRanges()):
+    def __init__(
+        self, num_envs: int, control_period_s: float, rng: np.random.Generator, ranges: CommandRanges = CommandRanges()
+    ):
         self.dt, self.rng = control_period_s, rng
         self.low, self.high = np.array(ranges.low, float), np.array(ranges.high, float)
         self.command = np.zeros((num_envs, 3))
@@ -77,8 +78,9 @@ class RandomCommands:
         self.steps_left -= 1
         self.resample(np.flatnonzero(self.steps_left <= 0))
         heading = self.kind == self._kinds.index("heading")
-        self.command[heading, 2] = np.clip(HEADING_STIFFNESS * wrap(self.heading[heading] - yaw[heading]),
-                                           self.low[2], self.high[2])
+        self.command[heading, 2] = np.clip(
+            HEADING_STIFFNESS * wrap(self.heading[heading] - yaw[heading]), self.low[2], self.high[2]
+        )
         drift = self.kind == self._kinds.index("drift")
         if drift.any():
             self.drift_rate[drift] += self.rng.normal(0.0, DRIFT_ACCEL_STD * np.sqrt(self.dt), (drift.sum(), 3))

@@ -37,12 +37,16 @@ class QuadrupedCourseEnv(gym.Env):
     def __init__(self, domain: str, course: Course, physics: QuadrupedPhysics, default_speed: float, seed: int = 0):
         self.domain, self.course, self.physics = check_domain(domain), course, physics
         self.default_speed = default_speed
-        self.batch = QuadrupedBatchEnv(1, CourseScene(course, physics), physics, seed=seed,
-                                       random_commands=False, auto_reset=False, episode_s=1e6)
-        self.observation_space = gym.spaces.Dict({
-            "proprio": gym.spaces.Box(-np.inf, np.inf, (PROPRIO_DIM,), np.float32),
-            "height": gym.spaces.Box(-np.inf, np.inf, SCAN_SHAPE, np.float32),
-            "command": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
+        self.batch = QuadrupedBatchEnv(
+            1, CourseScene(course, physics), physics, seed=seed, random_commands=False, auto_reset=False, episode_s=1e6
+        )
+        self.observation_space = gym.spaces.Dict(
+            {
+                "proprio": gym.spaces.Box(-np.inf, np.inf, (PROPRIO_DIM,), np.float32),
+                "height": gym.spaces.Box(-np.inf, np.inf, SCAN_SHAPE, np.float32),
+                "command": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32),
+            }
+        )
         self.action_space = gym.spaces.Box(-10.0, 10.0, (12,), np.float32)
         self.controller = StraightLineCommand(default_speed)
 
@@ -53,8 +57,9 @@ class QuadrupedCourseEnv(gym.Env):
         ic = (options or {}).get("initial_condition") or {}
         speed = float(ic.get("speed", self.default_speed))
         self.batch.reset(np.array([0]), initial_yaw=float(ic.get("yaw", 0.0)))
-        self.controller = StraightLineCommand(speed, start_xy=tuple(self.batch.qpos[0, :2]),
-                                              start_yaw=float(self.batch.yaw[0]))
+        self.controller = StraightLineCommand(
+            speed, start_xy=tuple(self.batch.qpos[0, :2]), start_yaw=float(self.batch.yaw[0])
+        )
         self.start_x = float(self.batch.qpos[0, 0])
         self.max_steps = int(round(time_limit_s(self.course, speed) / self.batch.dt))
         self.steps, self.solved, self.best_progress = 0, False, 0.0
@@ -79,8 +84,12 @@ class QuadrupedCourseEnv(gym.Env):
         progress = self.progress_m()
         self.best_progress = max(self.best_progress, progress)
         held = self.finish_step is not None and (self.steps - self.finish_step) * self.batch.dt >= FINISH_HOLD_S - 1e-9
-        info = {"success": bool(held and not fell), "progress_m": self.best_progress,
-                "fell": bool(fell), "time_s": self.steps * self.batch.dt}
+        info = {
+            "success": bool(held and not fell),
+            "progress_m": self.best_progress,
+            "fell": bool(fell),
+            "time_s": self.steps * self.batch.dt,
+        }
         if self.domain == "sim":
             info["privileged"] = self.oracle_privileged_state()
         return info

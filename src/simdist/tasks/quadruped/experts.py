@@ -22,14 +22,17 @@ from safetensors.torch import save_file
 from torch import nn
 
 CHECKPOINT_DIR = Path(__file__).parent / "checkpoints"
-TRAIN_COMMAND = ("python -m simdist.tasks.quadruped.train_expert --run runs/quadruped_ppo "
-                 "(repeat to resume), then the same command with --export")
+TRAIN_COMMAND = (
+    "python -m simdist.tasks.quadruped.train_expert --run runs/quadruped_ppo "
+    "(repeat to resume), then the same command with --export"
+)
 
 
 def _missing(what: str) -> FileNotFoundError:
     return FileNotFoundError(
         f"no trained quadruped {what} in {CHECKPOINT_DIR}: train and export the privileged PPO expert with "
-        f"`{TRAIN_COMMAND}` (see docs/tasks/quadruped.md)")
+        f"`{TRAIN_COMMAND}` (see docs/tasks/quadruped.md)"
+    )
 
 
 def exported_iterations(directory: Path = CHECKPOINT_DIR) -> list[int]:
@@ -71,16 +74,21 @@ def save_exported(state: dict[str, torch.Tensor], eps: float, activation: str, p
     tensors = {"obs_mean": state["obs_normalizer._mean"], "obs_std": state["obs_normalizer._std"]}
     for j, i in enumerate(linear):
         tensors[f"layers.{j}.weight"], tensors[f"layers.{j}.bias"] = state[f"mlp.{i}.weight"], state[f"mlp.{i}.bias"]
-    save_file({k: v.detach().cpu().float().contiguous() for k, v in tensors.items()}, str(path),
-              metadata={"format": FORMAT, "activation": activation, "normalizer_eps": repr(float(eps))})
+    save_file(
+        {k: v.detach().cpu().float().contiguous() for k, v in tensors.items()},
+        str(path),
+        metadata={"format": FORMAT, "activation": activation, "normalizer_eps": repr(float(eps))},
+    )
 
 
 def load_exported(path: Path) -> ExportedMLP:
     with safe_open(str(path), framework="pt") as f:
         meta = f.metadata() or {}
         if meta.get("format") != FORMAT:
-            raise ValueError(f"{path} is not an exported quadruped expert (format {meta.get('format')!r}, "
-                             f"expected {FORMAT!r}); re-export with `{TRAIN_COMMAND}`")
+            raise ValueError(
+                f"{path} is not an exported quadruped expert (format {meta.get('format')!r}, "
+                f"expected {FORMAT!r}); re-export with `{TRAIN_COMMAND}`"
+            )
         tensors = {k: f.get_tensor(k) for k in f.keys()}
     return ExportedMLP(tensors, meta["activation"], float(meta["normalizer_eps"])).eval()
 

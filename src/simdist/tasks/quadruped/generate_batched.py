@@ -65,9 +65,15 @@ class _Recorder:
     def episode(self, success: bool, metrics: dict, source_policy: str) -> Episode:
         return Episode(
             obs={"proprio": np.asarray(self.proprio, np.float32), "height": np.asarray(self.height, np.float32)},
-            action=np.asarray(self.action, np.float32), command=np.asarray(self.command, np.float32),
-            reward=np.asarray(self.reward, np.float32), value=np.asarray(self.value, np.float32),
-            expert=np.asarray(self.expert, bool), success=success, source_policy=source_policy, metrics=metrics)
+            action=np.asarray(self.action, np.float32),
+            command=np.asarray(self.command, np.float32),
+            reward=np.asarray(self.reward, np.float32),
+            value=np.asarray(self.value, np.float32),
+            expert=np.asarray(self.expert, bool),
+            success=success,
+            source_policy=source_policy,
+            metrics=metrics,
+        )
 
 
 class _CourseTrials:
@@ -87,16 +93,16 @@ class _CourseTrials:
         for i in ids:
             speed = float(self.rng.uniform(*self.speed_range))
             env.reset(np.array([i]), initial_yaw=float(self.rng.uniform(-INITIAL_YAW_RAD, INITIAL_YAW_RAD)))
-            self.controllers[i] = StraightLineCommand(speed, start_xy=tuple(env.qpos[i, :2]),
-                                                      start_yaw=float(env.yaw[i]))
+            self.controllers[i] = StraightLineCommand(
+                speed, start_xy=tuple(env.qpos[i, :2]), start_yaw=float(env.yaw[i])
+            )
             self.limit_steps[i] = int(round(time_limit_s(self.course, speed) / env.dt))
             self.start_x[i] = env.qpos[i, 0]
         self.update_commands()
 
     def update_commands(self) -> None:
         env, t = self.env, self.env.step_count * self.env.dt
-        env.set_command(np.stack([c(t[i], env.qpos[i, :2], float(env.yaw[i]))
-                                  for i, c in enumerate(self.controllers)]))
+        env.set_command(np.stack([c(t[i], env.qpos[i, :2], float(env.yaw[i])) for i, c in enumerate(self.controllers)]))
 
     def progress(self) -> np.ndarray:
         return np.clip(self.env.qpos[:, 0] - self.start_x, 0.0, self.course.length_m)
@@ -111,11 +117,25 @@ def _batch_env(task, scene: str, physics, num_envs: int, seed: int, rng: np.rand
     commands are random and whose episodes end after EPISODE_S)."""
     if scene == "course":
         course = course_for(task.config.name, physics)  # the geometry of these physics
-        env = QuadrupedBatchEnv(num_envs, CourseScene(course, physics), physics, seed=seed, random_commands=False,
-                                auto_reset=False, episode_s=1e6)
+        env = QuadrupedBatchEnv(
+            num_envs,
+            CourseScene(course, physics),
+            physics,
+            seed=seed,
+            random_commands=False,
+            auto_reset=False,
+            episode_s=1e6,
+        )
         return env, _CourseTrials(task, env, rng, course)
-    env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False), physics, seed=seed,
-                            random_commands=True, auto_reset=False, episode_s=EPISODE_S)
+    env = QuadrupedBatchEnv(
+        num_envs,
+        TrainingScene(num_envs, curriculum=False),
+        physics,
+        seed=seed,
+        random_commands=True,
+        auto_reset=False,
+        episode_s=EPISODE_S,
+    )
     return env, None
 
 
@@ -124,8 +144,16 @@ class _Alg2Robots:
     probability ``expert_prob``, else a uniformly chosen sub-optimal one), its noise windows and its recorder; a
     robot whose episode ends starts the next one at once."""
 
-    def __init__(self, task, env: QuadrupedBatchEnv, trials: _CourseTrials | None, policies: list, critic,
-                 cfg: GenerationConfig, rng: np.random.Generator):
+    def __init__(
+        self,
+        task,
+        env: QuadrupedBatchEnv,
+        trials: _CourseTrials | None,
+        policies: list,
+        critic,
+        cfg: GenerationConfig,
+        rng: np.random.Generator,
+    ):
         self.task, self.env, self.trials, self.rng = task, env, trials, rng
         self.policies, self.critic, self.cfg = policies, critic, cfg
         n, spec = env.num_envs, task.spec
@@ -157,8 +185,7 @@ class _Alg2Robots:
                 action[ids] = self.policies[k].act(state[ids])
         noised = np.array([self.noise[i].step() for i in range(n)])
         stds = np.stack([self.noise[i].std for i in range(n)])
-        action = np.clip(action + noised[:, None] * self.rng.normal(0.0, 1.0, action.shape) * stds, self.low,
-                         self.high)
+        action = np.clip(action + noised[:, None] * self.rng.normal(0.0, 1.0, action.shape) * stds, self.low, self.high)
         return action, (self.which == 0) & ~noised
 
     def step(self) -> list[Episode]:
@@ -195,15 +222,30 @@ class _Alg2Robots:
             progress_m = float(self.trials.progress()[i])
             success = not fell and progress_m >= self.trials.course.length_m - 1e-9
         rec = self.rec[i]
-        metrics = {"success": float(success), "fell": float(fell), "time_s": len(rec.action) * self.env.dt,
-                   "progress_m": progress_m}
+        metrics = {
+            "success": float(success),
+            "fell": float(fell),
+            "time_s": len(rec.action) * self.env.dt,
+            "progress_m": progress_m,
+        }
         return rec.episode(success, metrics, self.policies[self.which[i]].name)
 
 
-def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64, seed: int = 0,
-                     cfg: GenerationConfig | None = None, max_seconds: float | None = None,
-                     policies: list | None = None, critic=None, progress: bool = True,
-                     scene: str = "terrain", domain: str = "sim", physics: dict | str | None = None) -> dict:
+def generate_batched(
+    task,
+    out: str | Path,
+    transitions: int,
+    num_envs: int = 64,
+    seed: int = 0,
+    cfg: GenerationConfig | None = None,
+    max_seconds: float | None = None,
+    policies: list | None = None,
+    critic=None,
+    progress: bool = True,
+    scene: str = "terrain",
+    domain: str = "sim",
+    physics: dict | str | None = None,
+) -> dict:
     """Generate about ``transitions`` steps (whole episodes; stops early after ``max_seconds``) into ``out``.
 
     ``policies`` (expert first, then the sub-optimal ones) and ``critic`` default to the task's exported ones.
@@ -218,12 +260,20 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
     physics = domain_physics(task, domain, physics)
     cfg = cfg or generation_preset("quadruped")
     spec = task.spec
-    create_dataset(out, DatasetInfo(task=spec.name, domain=domain, control_period_s=spec.control_period_s,
-                                    obs_shapes=spec.obs_shapes, action_dim=spec.action_dim,
-                                    command_dim=spec.command_dim, action_low=spec.action_low,
-                                    action_high=spec.action_high,
-                                    notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics "
-                                          f"{asdict(physics)}) {asdict(cfg)}"))
+    create_dataset(
+        out,
+        DatasetInfo(
+            task=spec.name,
+            domain=domain,
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics {asdict(physics)}) {asdict(cfg)}",
+        ),
+    )
     if policies is None:
         policies = [task.expert()] + list(task.suboptimal_policies())
     rng = np.random.default_rng([seed, 1])
@@ -232,8 +282,9 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
     buffer: list[Episode] = []
     steps_done, episodes_done, files, written = 0, 0, 0, 0
     t0 = time.perf_counter()
-    bar = progress_bar(total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)",
-                       disable=not progress)
+    bar = progress_bar(
+        total=transitions, unit="step", desc=f"generate {task.spec.name} ({num_envs} robots)", disable=not progress
+    )
     while steps_done < transitions and (max_seconds is None or time.perf_counter() - t0 < max_seconds):
         finished = robots.step()
         steps_done += num_envs
@@ -244,18 +295,28 @@ def generate_batched(task, out: str | Path, transitions: int, num_envs: int = 64
         if len(buffer) >= cfg.episodes_per_file:
             write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
             files, buffer = files + 1, []
-            log.info("%d episodes, %d steps recorded (incl. unfinished), %.0f steps/s", episodes_done, steps_done,
-                     steps_done / (time.perf_counter() - t0))
+            log.info(
+                "%d episodes, %d steps recorded (incl. unfinished), %.0f steps/s",
+                episodes_done,
+                steps_done,
+                steps_done / (time.perf_counter() - t0),
+            )
     bar.close()
     if buffer:
         write_episodes(out, buffer, name=f"b{seed}_{files:05d}")
     wall = time.perf_counter() - t0
     stats = dataset_statistics(out)
-    stats.update(scene=scene, wall_s=wall, num_envs=num_envs, steps_simulated=steps_done,
-                 steps_written_this_run=written,
-                 transitions_per_s=written / wall, simulated_steps_per_s=steps_done / wall,
-                 note="steps/episodes count the whole dataset; the rates count this run only (unfinished episodes "
-                      "at the stop are dropped)")
+    stats.update(
+        scene=scene,
+        wall_s=wall,
+        num_envs=num_envs,
+        steps_simulated=steps_done,
+        steps_written_this_run=written,
+        transitions_per_s=written / wall,
+        simulated_steps_per_s=steps_done / wall,
+        note="steps/episodes count the whole dataset; the rates count this run only (unfinished episodes "
+        "at the stop are dropped)",
+    )
     Path(out, "stats.json").write_text(json.dumps(stats, indent=2))
     return stats
 
@@ -269,20 +330,39 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-seconds", type=float, default=None, help="stop after this wall time")
     parser.add_argument("--stats-out", type=Path, default=None, help="also copy stats.json here")
-    parser.add_argument("--scene", default="terrain", choices=SCENES,
-                        help="terrain: the paper's training terrains; course: the task's own course, as evaluated")
-    parser.add_argument("--domain", default="sim", choices=("sim", "real"),
-                        help="physics of the course scene; real = the task's held-out robot (privileged diagnostics)")
+    parser.add_argument(
+        "--scene",
+        default="terrain",
+        choices=SCENES,
+        help="terrain: the paper's training terrains; course: the task's own course, as evaluated",
+    )
+    parser.add_argument(
+        "--domain",
+        default="sim",
+        choices=("sim", "real"),
+        help="physics of the course scene; real = the task's held-out robot (privileged diagnostics)",
+    )
     parser.add_argument("--physics", help="JSON/YAML override of the domain's physics, e.g. a foot_friction_range")
-    parser.add_argument("--expert-only", action="store_true",
-                        help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)")
+    parser.add_argument(
+        "--expert-only",
+        action="store_true",
+        help="the clean expert alone, no sub-optimal policies or noise (Table I's expert-only data)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(1)
-    stats = generate_batched(get_task(args.task), args.out, args.transitions, args.envs, args.seed,
-                             cfg=expert_only(generation_preset("quadruped")) if args.expert_only else None,
-                             max_seconds=args.max_seconds, scene=args.scene, domain=args.domain,
-                             physics=args.physics)
+    stats = generate_batched(
+        get_task(args.task),
+        args.out,
+        args.transitions,
+        args.envs,
+        args.seed,
+        cfg=expert_only(generation_preset("quadruped")) if args.expert_only else None,
+        max_seconds=args.max_seconds,
+        scene=args.scene,
+        domain=args.domain,
+        physics=args.physics,
+    )
     if args.stats_out:
         args.stats_out.parent.mkdir(parents=True, exist_ok=True)
         args.stats_out.write_text(json.dumps(stats, indent=2))

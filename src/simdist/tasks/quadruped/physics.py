@@ -67,30 +67,44 @@ class QuadrupedPhysics:
     LIMITS: ClassVar[dict[str, Limit]] = {
         "slope_panel_angles_deg": Limit(ge=0.0, le=30.0, unit="deg"),  # up-slopes a walking robot can face
         "foam_pad_overlap_m": Limit(ge=0.0, unit="m"),
-        "panel_priority": Limit(ge=0), "foam_priority": Limit(ge=0),
+        "panel_priority": Limit(ge=0),
+        "foam_priority": Limit(ge=0),
     }
 
     def __post_init__(self) -> None:
         if not self.slope_panel_angles_deg or not self.foam_pad_lengths_m:
             raise ValueError("slope_panel_angles_deg and foam_pad_lengths_m need at least one value")
         if self.foam_pad_overlap_m >= min(self.foam_pad_lengths_m):
-            raise ValueError(f"foam_pad_overlap_m = {self.foam_pad_overlap_m:g}: must be < the shortest pad "
-                             f"({min(self.foam_pad_lengths_m):g} m)")
+            raise ValueError(
+                f"foam_pad_overlap_m = {self.foam_pad_overlap_m:g}: must be < the shortest pad "
+                f"({min(self.foam_pad_lengths_m):g} m)"
+            )
 
 
 SIM = QuadrupedPhysics()
 _REAL_ROBOT = dict(  # one fixed, in-range robot: no randomisation on hardware
-    trunk_mass_offset_range=(0.5, 0.5), foot_friction_range=(0.8, 0.8), kp_scale_range=(1.0, 1.0),
-    kd_scale_range=(1.0, 1.0), joint_friction_range=(0.02, 0.02), reset_joint_scale_range=(1.0, 1.0),
+    trunk_mass_offset_range=(0.5, 0.5),
+    foot_friction_range=(0.8, 0.8),
+    kp_scale_range=(1.0, 1.0),
+    kd_scale_range=(1.0, 1.0),
+    joint_friction_range=(0.02, 0.02),
+    reset_joint_scale_range=(1.0, 1.0),
     obs_noise_scale=1.0,
 )
 REAL_SLIPPERY_SLOPE = QuadrupedPhysics(**_REAL_ROBOT, panel_friction=0.15, panel_priority=2)
-REAL_FOAM = QuadrupedPhysics(**_REAL_ROBOT, foam_solref=(0.05, 1.0), foam_solimp=(0.9, 0.9, 0.05, 0.5, 2.0),
-                             foam_priority=2)
+REAL_FOAM = QuadrupedPhysics(
+    **_REAL_ROBOT, foam_solref=(0.05, 1.0), foam_solimp=(0.9, 0.9, 0.05, 0.5, 2.0), foam_priority=2
+)
 # The sim-to-real gap in groups of effects (simdist.tasks.gaps); each task's gap is the fields that differ for it.
 GAP_GROUPS: dict[str, tuple[str, ...]] = {
-    "robot": ("trunk_mass_offset_range", "foot_friction_range", "kp_scale_range", "kd_scale_range",
-              "joint_friction_range", "reset_joint_scale_range"),
+    "robot": (
+        "trunk_mass_offset_range",
+        "foot_friction_range",
+        "kp_scale_range",
+        "kd_scale_range",
+        "joint_friction_range",
+        "reset_joint_scale_range",
+    ),
     "sensing": ("obs_noise_scale",),
     "ground": ("panel_friction", "panel_priority", "foam_solref", "foam_solimp", "foam_priority"),
 }

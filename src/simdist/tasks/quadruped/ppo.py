@@ -60,21 +60,39 @@ class PPOSettings:
 
 
 def ppo_config(settings: PPOSettings = PPOSettings(), save_interval: int = 50) -> dict:
-    mlp = {"class_name": "MLPModel", "hidden_dims": list(settings.hidden_dims), "activation": "elu",
-           "obs_normalization": settings.obs_normalization}
+    mlp = {
+        "class_name": "MLPModel",
+        "hidden_dims": list(settings.hidden_dims),
+        "activation": "elu",
+        "obs_normalization": settings.obs_normalization,
+    }
     return {
         "num_steps_per_env": NUM_STEPS_PER_ENV,
         "save_interval": save_interval,
         "obs_groups": {"actor": ["policy"], "critic": ["policy"]},
         "algorithm": {
-            "class_name": "PPO", "value_loss_coef": 1.0, "use_clipped_value_loss": True, "clip_param": 0.2,
-            "entropy_coef": settings.entropy_coef, "num_learning_epochs": settings.num_learning_epochs,
-            "num_mini_batches": settings.num_mini_batches, "learning_rate": settings.learning_rate,
-            "schedule": settings.schedule, "gamma": 0.99, "lam": 0.95, "desired_kl": settings.desired_kl,
+            "class_name": "PPO",
+            "value_loss_coef": 1.0,
+            "use_clipped_value_loss": True,
+            "clip_param": 0.2,
+            "entropy_coef": settings.entropy_coef,
+            "num_learning_epochs": settings.num_learning_epochs,
+            "num_mini_batches": settings.num_mini_batches,
+            "learning_rate": settings.learning_rate,
+            "schedule": settings.schedule,
+            "gamma": 0.99,
+            "lam": 0.95,
+            "desired_kl": settings.desired_kl,
             "max_grad_norm": 1.0,
         },
-        "actor": {**mlp, "distribution_cfg": {"class_name": "GaussianDistribution", "init_std": settings.init_std,
-                                              "std_type": "scalar"}},
+        "actor": {
+            **mlp,
+            "distribution_cfg": {
+                "class_name": "GaussianDistribution",
+                "init_std": settings.init_std,
+                "std_type": "scalar",
+            },
+        },
         "critic": dict(mlp),
         "logger": "tensorboard",
         "check_for_nan": True,
@@ -89,11 +107,24 @@ class QuadrupedVecEnv(VecEnv):
     mean terrain level, and the mean of each weighted reward term.
     """
 
-    def __init__(self, num_envs: int, seed: int = 0, progress_path: str | Path | None = None, start_iteration: int = 0,
-                 commands: str = "paper", terrains: tuple[str, ...] = terrain.TERRAIN_KINDS,
-                 reward_overrides: dict[str, float] | None = None):
-        self.batch = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, kinds=tuple(terrains)), SIM, seed=seed,
-                                       command_ranges=COMMAND_PRESETS[commands], reward_overrides=reward_overrides)
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int = 0,
+        progress_path: str | Path | None = None,
+        start_iteration: int = 0,
+        commands: str = "paper",
+        terrains: tuple[str, ...] = terrain.TERRAIN_KINDS,
+        reward_overrides: dict[str, float] | None = None,
+    ):
+        self.batch = QuadrupedBatchEnv(
+            num_envs,
+            TrainingScene(num_envs, kinds=tuple(terrains)),
+            SIM,
+            seed=seed,
+            command_ranges=COMMAND_PRESETS[commands],
+            reward_overrides=reward_overrides,
+        )
         self.num_envs, self.num_actions = num_envs, 12
         self.max_episode_length = self.batch.max_steps
         self.device = "cpu"
@@ -135,15 +166,22 @@ class QuadrupedVecEnv(VecEnv):
         self._steps_in_iter += 1
         if self._steps_in_iter == NUM_STEPS_PER_ENV:
             self._write_progress()
-        extras = {"time_outs": torch.from_numpy(truncated), "log": {
-            "/terrain_level": float(np.mean(self.batch.scene.curriculum.level))}}
-        return (self._obs(info["privileged"]), torch.from_numpy(reward.astype(np.float32)),
-                torch.from_numpy(done), extras)
+        extras = {
+            "time_outs": torch.from_numpy(truncated),
+            "log": {"/terrain_level": float(np.mean(self.batch.scene.curriculum.level))},
+        }
+        return (
+            self._obs(info["privileged"]),
+            torch.from_numpy(reward.astype(np.float32)),
+            torch.from_numpy(done),
+            extras,
+        )
 
     def _write_progress(self) -> None:
         steps = self._steps_in_iter * self.num_envs
         record = {
-            "iteration": self.iteration, "wall_s": round(time.time() - self._start, 2),
+            "iteration": self.iteration,
+            "wall_s": round(time.time() - self._start, 2),
             "sim_env_steps_per_s": round(steps / max(self._sim_seconds, 1e-9), 1),
             "episodes": len(self._finished),
             "mean_return": float(np.mean([r for r, _ in self._finished])) if self._finished else None,

@@ -92,8 +92,9 @@ def reward_weights(overrides: dict[str, float] | None = None) -> dict[str, float
     return {**WEIGHTS, **(overrides or {})}
 
 
-def dense_reward(x: RewardInputs, control_period_s: float,
-                 weights: dict[str, float] = WEIGHTS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def dense_reward(
+    x: RewardInputs, control_period_s: float, weights: dict[str, float] = WEIGHTS
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """(N,) weighted reward and the weighted, dt-scaled terms (for logging)."""
     terms = {k: weights[k] * v * control_period_s for k, v in reward_terms(x).items()}
     return sum(terms.values()), terms

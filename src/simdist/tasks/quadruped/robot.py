@@ -88,8 +88,10 @@ def robot_xml() -> str:
 def actuators_xml() -> str:
     rows = []
     for name, limit in zip(JOINT_NAMES, TORQUE_LIMITS):
-        rows.append(f'<position name="{name}" joint="{name}" kp="{KP_NOMINAL}" kv="{KD_NOMINAL}" '
-                    f'forcerange="{-limit} {limit}" ctrlrange="-6.3 6.3"/>')
+        rows.append(
+            f'<position name="{name}" joint="{name}" kp="{KP_NOMINAL}" kv="{KD_NOMINAL}" '
+            f'forcerange="{-limit} {limit}" ctrlrange="-6.3 6.3"/>'
+        )
     return "\n    ".join(rows)
 
 

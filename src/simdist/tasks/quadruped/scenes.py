@@ -97,10 +97,14 @@ def _box_xml(box: Box, physics: QuadrupedPhysics) -> str:
     if box.surface == "panel":
         attrs = f'friction="{physics.panel_friction} 0.02 0.01" priority="{physics.panel_priority}"'
     elif box.surface == "foam":
-        attrs = (f'solref="{" ".join(map(str, physics.foam_solref))}" '
-                 f'solimp="{" ".join(map(str, physics.foam_solimp))}" priority="{physics.foam_priority}"')
-    return (f'<geom name="{box.name}" class="terrain" type="box" pos="{cx:.5f} 0 {cz:.5f}" '
-            f'euler="0 {-theta:.6f} 0" size="{half_len:.5f} {COURSE_HALF_WIDTH} {box.thickness / 2}" {attrs}/>')
+        attrs = (
+            f'solref="{" ".join(map(str, physics.foam_solref))}" '
+            f'solimp="{" ".join(map(str, physics.foam_solimp))}" priority="{physics.foam_priority}"'
+        )
+    return (
+        f'<geom name="{box.name}" class="terrain" type="box" pos="{cx:.5f} 0 {cz:.5f}" '
+        f'euler="0 {-theta:.6f} 0" size="{half_len:.5f} {COURSE_HALF_WIDTH} {box.thickness / 2}" {attrs}/>'
+    )
 
 
 class CourseScene:
@@ -139,8 +143,9 @@ class TrainingScene:
         difficulty = self.curriculum.difficulty(env_id) if self.curriculum else float(rng.uniform())
         self.set_heights(env_id, model, terrain.make_heights(kind, difficulty, rng))
         self.kind_of_env[env_id] = kind
-        return np.array([0.0, 0.0, float(self.height_grids[env_id, terrain.GRID_POINTS // 2,
-                                                            terrain.GRID_POINTS // 2])]), float(rng.uniform(-np.pi, np.pi))
+        return np.array(
+            [0.0, 0.0, float(self.height_grids[env_id, terrain.GRID_POINTS // 2, terrain.GRID_POINTS // 2])]
+        ), float(rng.uniform(-np.pi, np.pi))
 
     def set_heights(self, env_id: int, model: mujoco.MjModel, heights: np.ndarray) -> None:
         self.height_grids[env_id] = heights

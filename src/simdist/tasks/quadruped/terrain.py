@@ -30,10 +30,11 @@ USABLE_RADIUS_M = PATCH_SIZE_M / 2 - 1.2  # beyond this the episode is truncated
 def hfield_xml(name: str = "terrain") -> tuple[str, str]:
     """(asset, geom) MJCF snippets for one patch centred at the origin."""
     half = PATCH_SIZE_M / 2
-    asset = (f'<hfield name="{name}" nrow="{GRID_POINTS}" ncol="{GRID_POINTS}" '
-             f'size="{half} {half} {HFIELD_ELEVATION_M} {HFIELD_BASE_M}"/>')
-    geom = (f'<geom name="ground" class="terrain" type="hfield" hfield="{name}" '
-            f'pos="0 0 {-HFIELD_ELEVATION_M / 2}"/>')
+    asset = (
+        f'<hfield name="{name}" nrow="{GRID_POINTS}" ncol="{GRID_POINTS}" '
+        f'size="{half} {half} {HFIELD_ELEVATION_M} {HFIELD_BASE_M}"/>'
+    )
+    geom = f'<geom name="ground" class="terrain" type="hfield" hfield="{name}" pos="0 0 {-HFIELD_ELEVATION_M / 2}"/>'
     return asset, geom
 
 

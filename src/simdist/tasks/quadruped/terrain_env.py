@@ -21,12 +21,22 @@ class TerrainWalkEnv(gym.Env):
 
     def __init__(self, physics: QuadrupedPhysics, seed: int = 0):
         self.domain, self.physics = "sim", physics
-        self.batch = QuadrupedBatchEnv(1, TrainingScene(1, curriculum=False), physics, seed=seed,
-                                       random_commands=True, auto_reset=False, episode_s=EPISODE_S)
-        self.observation_space = gym.spaces.Dict({
-            "proprio": gym.spaces.Box(-np.inf, np.inf, (PROPRIO_DIM,), np.float32),
-            "height": gym.spaces.Box(-np.inf, np.inf, SCAN_SHAPE, np.float32),
-            "command": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32)})
+        self.batch = QuadrupedBatchEnv(
+            1,
+            TrainingScene(1, curriculum=False),
+            physics,
+            seed=seed,
+            random_commands=True,
+            auto_reset=False,
+            episode_s=EPISODE_S,
+        )
+        self.observation_space = gym.spaces.Dict(
+            {
+                "proprio": gym.spaces.Box(-np.inf, np.inf, (PROPRIO_DIM,), np.float32),
+                "height": gym.spaces.Box(-np.inf, np.inf, SCAN_SHAPE, np.float32),
+                "command": gym.spaces.Box(-np.inf, np.inf, (3,), np.float32),
+            }
+        )
         self.action_space = gym.spaces.Box(-10.0, 10.0, (12,), np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -39,10 +49,13 @@ class TerrainWalkEnv(gym.Env):
         return obs, self._info(False, False)
 
     def _info(self, fell: bool, timed_out: bool) -> dict:
-        return {"success": bool(timed_out and not fell), "fell": bool(fell),
-                "progress_m": float(np.linalg.norm(self.batch.qpos[0, :2] - self.start_xy)),
-                "time_s": float(self.batch.step_count[0] * self.batch.dt),
-                "privileged": self.batch.privileged()[0]}
+        return {
+            "success": bool(timed_out and not fell),
+            "fell": bool(fell),
+            "progress_m": float(np.linalg.norm(self.batch.qpos[0, :2] - self.start_xy)),
+            "time_s": float(self.batch.step_count[0] * self.batch.dt),
+            "privileged": self.batch.privileged()[0],
+        }
 
     def oracle_privileged_state(self) -> np.ndarray:
         return self.batch.privileged()[0]

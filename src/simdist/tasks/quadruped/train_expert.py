@@ -36,8 +36,18 @@ log = logging.getLogger(__name__)
 SUBOPTIMAL_ITERATIONS = (0, 50, 100, 150, 200, 250, 300, 400, 500, 1000, 2000)
 # The CPU recipe that produced the committed expert (docs/tasks/quadruped.md, run v4 → v5); the defaults are the
 # authors' settings, which did not learn to walk within a CPU budget here.
-CPU_RECIPE_ARGS = ("--envs", "512", "--normalize-obs", "--commands", "forward", "--reward-weight", "gait", "0.5",
-                   "--desired-kl", "0.02")
+CPU_RECIPE_ARGS = (
+    "--envs",
+    "512",
+    "--normalize-obs",
+    "--commands",
+    "forward",
+    "--reward-weight",
+    "gait",
+    "0.5",
+    "--desired-kl",
+    "0.02",
+)
 
 
 def checkpoints(run: Path) -> dict[int, Path]:
@@ -68,9 +78,15 @@ def load_settings(run: Path, requested: PPOSettings) -> PPOSettings:
 def make_runner(run: Path, settings: PPOSettings, seed: int, start_iteration: int = 0, num_envs: int | None = None):
     from rsl_rl.runners import OnPolicyRunner
 
-    env = QuadrupedVecEnv(num_envs or settings.num_envs, seed=seed, progress_path=run / "progress.jsonl",
-                          start_iteration=start_iteration, commands=settings.commands, terrains=settings.terrains,
-                          reward_overrides=settings.reward_overrides)
+    env = QuadrupedVecEnv(
+        num_envs or settings.num_envs,
+        seed=seed,
+        progress_path=run / "progress.jsonl",
+        start_iteration=start_iteration,
+        commands=settings.commands,
+        terrains=settings.terrains,
+        reward_overrides=settings.reward_overrides,
+    )
     return OnPolicyRunner(env, ppo_config(settings), log_dir=str(run), device="cpu"), env
 
 
@@ -88,8 +104,13 @@ def train(run: Path, iterations: int, seed: int, requested: PPOSettings) -> None
     runner.learn(iterations, init_at_random_ep_len=not existing)
     wall = time.time() - t0
     steps = iterations * NUM_STEPS_PER_ENV * settings.num_envs
-    log.info("%d iterations, %d env steps in %.0f s: %.0f env-steps/s including PPO updates",
-             iterations, steps, wall, steps / wall)
+    log.info(
+        "%d iterations, %d env steps in %.0f s: %.0f env-steps/s including PPO updates",
+        iterations,
+        steps,
+        wall,
+        steps / wall,
+    )
 
 
 def _export_mlp(model, path: Path) -> None:
@@ -107,8 +128,10 @@ def _export_mlp(model, path: Path) -> None:
     with torch.no_grad():
         if not torch.allclose(load_exported(path)(x), module(x), atol=1e-6, rtol=0):
             path.unlink()
-            raise NotImplementedError(f"{type(model).__name__} is not an ELU MLP behind an observation normaliser; "
-                                      "experts.ExportedMLP cannot represent it")
+            raise NotImplementedError(
+                f"{type(model).__name__} is not an ELU MLP behind an observation normaliser; "
+                "experts.ExportedMLP cannot represent it"
+            )
 
 
 def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) -> list[Path]:
@@ -133,16 +156,28 @@ def export(run: Path, requested: PPOSettings, out_dir: Path = CHECKPOINT_DIR) ->
     return written
 
 
-def probe(run: Path, requested: PPOSettings, num_envs: int = 16, speed: float = 0.5, seconds: float = 10.0,
-          iteration: int | None = None) -> dict:
+def probe(
+    run: Path,
+    requested: PPOSettings,
+    num_envs: int = 16,
+    speed: float = 0.5,
+    seconds: float = 10.0,
+    iteration: int | None = None,
+) -> dict:
     """How far the newest checkpoint is from walking: flat ground, DR on, a constant forward command."""
     found = checkpoints(run)
     iteration = max(found) if iteration is None else iteration
     runner, _ = make_runner(run / "export_tmp", load_settings(run, requested), 0, num_envs=8)
     runner.load(str(found[iteration]))
     actor = runner.alg.get_policy().as_jit().cpu().eval()
-    env = QuadrupedBatchEnv(num_envs, TrainingScene(num_envs, curriculum=False, kinds=("flat",)), SIM, seed=123,
-                            random_commands=False, auto_reset=False)
+    env = QuadrupedBatchEnv(
+        num_envs,
+        TrainingScene(num_envs, curriculum=False, kinds=("flat",)),
+        SIM,
+        seed=123,
+        random_commands=False,
+        auto_reset=False,
+    )
     env.set_command(np.tile([speed, 0.0, 0.0], (num_envs, 1)))
     # a robot that reaches the edge of the usable patch (fast walkers do within 10 s) stops being probed there
     active, fell, forward = np.ones(num_envs, bool), np.zeros(num_envs, bool), []
@@ -153,8 +188,14 @@ def probe(run: Path, requested: PPOSettings, num_envs: int = 16, speed: float = 
         fell |= terminated & active
         forward.append(np.where(active & ~terminated, env.lin_vel_body[:, 0], np.nan))
         active &= ~(terminated | truncated)
-    result = {"iteration": iteration, "command_vx": speed, "seconds": seconds, "survived": float(1.0 - fell.mean()),
-              "reached_patch_edge": float(np.mean(~fell & ~active)), "mean_forward_velocity": float(np.nanmean(forward))}
+    result = {
+        "iteration": iteration,
+        "command_vx": speed,
+        "seconds": seconds,
+        "survived": float(1.0 - fell.mean()),
+        "reached_patch_edge": float(np.mean(~fell & ~active)),
+        "mean_forward_velocity": float(np.nanmean(forward)),
+    }
     log.info("probe: %s", result)
     return result
 
@@ -166,8 +207,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the box has 2 shared cores)")
-    g = parser.add_argument_group("run settings (saved in the run's settings.json at its first chunk; later "
-                                  "chunks, --export and --probe reuse the saved ones)")
+    g = parser.add_argument_group(
+        "run settings (saved in the run's settings.json at its first chunk; later "
+        "chunks, --export and --probe reuse the saved ones)"
+    )
     g.add_argument("--envs", type=int, default=d.num_envs)
     g.add_argument("--hidden", type=int, nargs="+", default=list(d.hidden_dims))
     g.add_argument("--normalize-obs", action="store_true", help="rsl-rl empirical observation normalisation")
@@ -178,8 +221,14 @@ def main(argv: list[str] | None = None) -> None:
     g.add_argument("--minibatches", type=int, default=d.num_mini_batches)
     g.add_argument("--commands", choices=sorted(COMMAND_PRESETS), default=d.commands)
     g.add_argument("--terrains", nargs="+", choices=TERRAIN_KINDS, default=list(d.terrains))
-    g.add_argument("--reward-weight", nargs=2, action="append", metavar=("TERM", "WEIGHT"), default=[],
-                   help="replace a Table V weight in training, e.g. --reward-weight gait 0.5 (repeatable)")
+    g.add_argument(
+        "--reward-weight",
+        nargs=2,
+        action="append",
+        metavar=("TERM", "WEIGHT"),
+        default=[],
+        help="replace a Table V weight in training, e.g. --reward-weight gait 0.5 (repeatable)",
+    )
     parser.add_argument("--export", action="store_true", help="export policies and critic instead of training")
     parser.add_argument("--out", type=Path, default=CHECKPOINT_DIR, help="export folder")
     parser.add_argument("--probe", action="store_true", help="test a checkpoint walking on flat ground")
@@ -189,10 +238,18 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     torch.set_num_threads(args.threads)
     settings = PPOSettings(
-        num_envs=args.envs, hidden_dims=tuple(args.hidden), obs_normalization=args.normalize_obs,
-        learning_rate=args.lr, schedule=args.schedule, desired_kl=args.desired_kl, num_learning_epochs=args.epochs,
-        num_mini_batches=args.minibatches, commands=args.commands, terrains=tuple(args.terrains),
-        reward_overrides={k: float(v) for k, v in args.reward_weight})
+        num_envs=args.envs,
+        hidden_dims=tuple(args.hidden),
+        obs_normalization=args.normalize_obs,
+        learning_rate=args.lr,
+        schedule=args.schedule,
+        desired_kl=args.desired_kl,
+        num_learning_epochs=args.epochs,
+        num_mini_batches=args.minibatches,
+        commands=args.commands,
+        terrains=tuple(args.terrains),
+        reward_overrides={k: float(v) for k, v in args.reward_weight},
+    )
     if args.export:
         export(args.run, settings, args.out)
     elif args.probe:

@@ -14,7 +14,14 @@ import numpy as np
 from simdist.tasks.base import PROPRIO_KEY
 from simdist.tasks.table_leg.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.table_leg.model import (
-    HOLE_SITE, LEG_BODY, NUT_BODY, RACK, RACK_BODY, TABLETOP, TABLETOP_BODY, build_model,
+    HOLE_SITE,
+    LEG_BODY,
+    NUT_BODY,
+    RACK,
+    RACK_BODY,
+    TABLETOP,
+    TABLETOP_BODY,
+    build_model,
 )
 from simdist.tasks.table_leg.physics import TableLegPhysics, sample_physics
 from simdist.tasks.table_leg.reward import LegState, dense_reward, is_seated
@@ -77,10 +84,16 @@ class TableLegEnv(UR5eEnv):
         m.body_pos[self.tabletop_body, :2] = np.array(TABLETOP.centre_xy) + np.array(ic.tabletop_offset_xy)
         m.body_quat[self.tabletop_body] = yaw_quat(ic.tabletop_yaw)
         m.body_pos[self.rack_body, :2] = ic.rack_xy
-        self.thread.reset(d, p["thread_friction_torque_range_nm"], p["engage_max_tilt_range_rad"],
-                          p["cross_thread_tilt_range_rad"], p["thread_start_turns_range"], self.physics.seated_turns)
-        d.qpos[self.leg_qpos:self.leg_qpos + 3] = [ic.rack_xy[0], ic.rack_xy[1], RACK.height + LEG_REST_CLEARANCE_M]
-        d.qpos[self.leg_qpos + 3:self.leg_qpos + 7] = yaw_quat(ic.leg_yaw)
+        self.thread.reset(
+            d,
+            p["thread_friction_torque_range_nm"],
+            p["engage_max_tilt_range_rad"],
+            p["cross_thread_tilt_range_rad"],
+            p["thread_start_turns_range"],
+            self.physics.seated_turns,
+        )
+        d.qpos[self.leg_qpos : self.leg_qpos + 3] = [ic.rack_xy[0], ic.rack_xy[1], RACK.height + LEG_REST_CLEARANCE_M]
+        d.qpos[self.leg_qpos + 3 : self.leg_qpos + 7] = yaw_quat(ic.leg_yaw)
 
     def _after_control_step(self) -> None:
         self._update_thread()
@@ -88,7 +101,9 @@ class TableLegEnv(UR5eEnv):
     def _update_thread(self) -> None:
         """Catch, advance or jam the thread from the leg's pose (tests call it on constructed states)."""
         d = self.data
-        geometry = thread_geometry(d.xpos[self.leg_body], d.xmat[self.leg_body].reshape(3, 3), d.site_xpos[self.hole_site])
+        geometry = thread_geometry(
+            d.xpos[self.leg_body], d.xmat[self.leg_body].reshape(3, 3), d.site_xpos[self.hole_site]
+        )
         self.thread.update(d, geometry, yaw_of(d.xmat[self.tabletop_body].reshape(3, 3)))
 
     # ------------------------------------------------------------------------------------------------ vectors
@@ -96,16 +111,24 @@ class TableLegEnv(UR5eEnv):
         d, thread = self.data, self.thread
         tabletop_yaw = yaw_of(d.xmat[self.tabletop_body].reshape(3, 3))
         tabletop_force, pad_force = self._part_contact_forces(self.leg_geoms, self.tabletop_body)
-        return PRIVILEGED.pack({
-            **self._robot_privileged(),
-            "leg_pos": d.xpos[self.leg_body], "leg_rot6": rot6(d.xmat[self.leg_body].reshape(3, 3)),
-            "leg_linvel": d.qvel[self.leg_dof:self.leg_dof + 3], "leg_angvel": d.qvel[self.leg_dof + 3:self.leg_dof + 6],
-            "hole_pos": d.site_xpos[self.hole_site], "hole_yaw": [np.cos(tabletop_yaw), np.sin(tabletop_yaw)],
-            "thread_engaged": float(thread.engaged), "thread_cross_threaded": float(thread.cross_threaded),
-            "thread_turns": thread.read_turns(d), "thread_start_turns_left": thread.start_angle_left / (2 * np.pi),
-            "leg_tabletop_force": tabletop_force, "leg_pad_force": pad_force,
-            "physics": self.draw.as_vector(),
-        })
+        return PRIVILEGED.pack(
+            {
+                **self._robot_privileged(),
+                "leg_pos": d.xpos[self.leg_body],
+                "leg_rot6": rot6(d.xmat[self.leg_body].reshape(3, 3)),
+                "leg_linvel": d.qvel[self.leg_dof : self.leg_dof + 3],
+                "leg_angvel": d.qvel[self.leg_dof + 3 : self.leg_dof + 6],
+                "hole_pos": d.site_xpos[self.hole_site],
+                "hole_yaw": [np.cos(tabletop_yaw), np.sin(tabletop_yaw)],
+                "thread_engaged": float(thread.engaged),
+                "thread_cross_threaded": float(thread.cross_threaded),
+                "thread_turns": thread.read_turns(d),
+                "thread_start_turns_left": thread.start_angle_left / (2 * np.pi),
+                "leg_tabletop_force": tabletop_force,
+                "leg_pad_force": pad_force,
+                "physics": self.draw.as_vector(),
+            }
+        )
 
     def _observation(self) -> dict[str, np.ndarray]:
         d, p, rng = self.data, self.draw, self._rng
@@ -115,14 +138,16 @@ class TableLegEnv(UR5eEnv):
         leg_yaw = yaw_of(leg_rot) + rng.normal(0.0, angle_noise)
         tabletop_yaw = yaw_of(d.xmat[self.tabletop_body].reshape(3, 3)) + rng.normal(0.0, angle_noise)
         # Dict order is the order of the random draws: keep it (reproducible observations for a seed).
-        proprio = PROPRIO.pack({
-            **self._robot_proprio(),
-            "leg_pos_est": d.xpos[self.leg_body] + self.perception_bias[0] + rng.normal(0.0, pos_noise, 3),
-            "leg_axis_est": leg_axis / np.linalg.norm(leg_axis),
-            "leg_yaw_est": [np.cos(leg_yaw), np.sin(leg_yaw)],
-            "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + rng.normal(0.0, pos_noise, 3),
-            "tabletop_yaw_est": [np.cos(tabletop_yaw), np.sin(tabletop_yaw)],
-        })
+        proprio = PROPRIO.pack(
+            {
+                **self._robot_proprio(),
+                "leg_pos_est": d.xpos[self.leg_body] + self.perception_bias[0] + rng.normal(0.0, pos_noise, 3),
+                "leg_axis_est": leg_axis / np.linalg.norm(leg_axis),
+                "leg_yaw_est": [np.cos(leg_yaw), np.sin(leg_yaw)],
+                "hole_pos_est": d.site_xpos[self.hole_site] + self.perception_bias[1] + rng.normal(0.0, pos_noise, 3),
+                "tabletop_yaw_est": [np.cos(tabletop_yaw), np.sin(tabletop_yaw)],
+            }
+        )
         return {PROPRIO_KEY: proprio}
 
     # ------------------------------------------------------------------------------------------------ outcome

@@ -124,7 +124,9 @@ class ScriptedExpert:
         fine_xy = state.tcp_pos[:2] + error_xy
         in_lead_in = tip_above_mouth < -0.5 * TABLETOP.lead_in_depth and xy_error < 0.0015
         aligned = xy_error < t.align_tolerance_m and state.tilt < t.tilt_tolerance_rad
-        if in_lead_in:  # resting in the lead-in: press and turn (regrasping at the wrist limit) until the thread catches
+        if (
+            in_lead_in
+        ):  # resting in the lead-in: press and turn (regrasping at the wrist limit) until the thread catches
             return self._turn(state)
         if not aligned:
             z = carry_z if tip_above_mouth > 0 else state.tcp_pos[2] + 0.004  # back out if caught on the rim
@@ -155,8 +157,16 @@ class ScriptedExpert:
     # ------------------------------------------------------------------------------------------------ action
     def _to_action(self, state: LegState, setpoint_pos: np.ndarray, goal: Goal, turn: float) -> np.ndarray:
         t = self.tuning
-        return goal_to_action(goal, state.tcp_pos, state.tcp_rot, setpoint_pos, CONTROL, t.fine_gain, t.action_scale,
-                              turn_rz=TIGHTEN_RZ * turn)
+        return goal_to_action(
+            goal,
+            state.tcp_pos,
+            state.tcp_rot,
+            setpoint_pos,
+            CONTROL,
+            t.fine_gain,
+            t.action_scale,
+            turn_rz=TIGHTEN_RZ * turn,
+        )
 
 
 def _upright_rotation(axis: np.ndarray) -> np.ndarray:

@@ -59,13 +59,22 @@ THREAD_TURN_JOINT, THREAD_ADVANCE_JOINT, THREAD_WELD = "thread_turn", "thread_ad
 HOLE_SITE = "hole_top"
 
 
-def _holed_block(prefix: str, half_side: float, height: float, hole_xy: tuple[float, float], hole_half: float,
-                 hole_depth: float, common: str) -> str:
+def _holed_block(
+    prefix: str,
+    half_side: float,
+    height: float,
+    hole_xy: tuple[float, float],
+    hole_half: float,
+    hole_depth: float,
+    common: str,
+) -> str:
     """A square block (footprint [-half_side, half_side]^2, z in [0, height]) with a square blind hole."""
     hx, hy = hole_xy
     floor = height - hole_depth
     z_top, half_top = floor + hole_depth / 2, hole_depth / 2
-    geoms = [f'<geom name="{prefix}_base" type="box" size="{half_side} {half_side} {floor / 2}" pos="0 0 {floor / 2}" {common}/>']
+    geoms = [
+        f'<geom name="{prefix}_base" type="box" size="{half_side} {half_side} {floor / 2}" pos="0 0 {floor / 2}" {common}/>'
+    ]
     # Left and right strips span the whole depth of the block in y; front and back strips fill the hole's column.
     left_w, right_w = (hx - hole_half + half_side) / 2, (half_side - hx - hole_half) / 2
     front_w, back_w = (hy - hole_half + half_side) / 2, (half_side - hy - hole_half) / 2
@@ -76,7 +85,9 @@ def _holed_block(prefix: str, half_side: float, height: float, hole_xy: tuple[fl
         ("back", hole_half, back_w, hx, half_side - back_w),
     ]
     for name, sx, sy, px, py in strips:
-        geoms.append(f'<geom name="{prefix}_{name}" type="box" size="{sx} {sy} {half_top}" pos="{px} {py} {z_top}" {common}/>')
+        geoms.append(
+            f'<geom name="{prefix}_{name}" type="box" size="{sx} {sy} {half_top}" pos="{px} {py} {z_top}" {common}/>'
+        )
     return "\n      ".join(geoms)
 
 
@@ -85,10 +96,18 @@ def _scene_objects_xml(physics: TableLegPhysics) -> str:
     common = f'contype="{STATIC_BIT}" conaffinity="0" priority="2" {_STIFF}'
     hole_half = leg.stud_radius + physics.hole_clearance_m / 2
     seated_advance = physics.thread_pitch_m * physics.seated_turns
-    tabletop = _holed_block("tabletop", t.side / 2, t.thickness, t.hole_local_xy, hole_half, t.lead_in_depth,
-                            common + ' rgba=".75 .6 .45 1"')
-    rack = _holed_block("rack", r.side / 2, r.height, (0.0, 0.0), r.hole_side / 2, r.hole_depth,
-                        common + ' rgba=".5 .5 .55 1"')
+    tabletop = _holed_block(
+        "tabletop",
+        t.side / 2,
+        t.thickness,
+        t.hole_local_xy,
+        hole_half,
+        t.lead_in_depth,
+        common + ' rgba=".75 .6 .45 1"',
+    )
+    rack = _holed_block(
+        "rack", r.side / 2, r.height, (0.0, 0.0), r.hole_side / 2, r.hole_depth, common + ' rgba=".5 .5 .55 1"'
+    )
     hx, hy = t.hole_local_xy
     return f"""
     <body name="{TABLETOP_BODY}" pos="{t.centre_xy[0]} {t.centre_xy[1]} 0">

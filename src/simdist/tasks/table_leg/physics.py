@@ -13,8 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.base import check_domain
-from simdist.tasks.ur5e.physics import (ARM_GAP_FIELDS, PERCEPTION_POSITION_GAP_FIELDS, Range, SampledPhysics,
-                                        sample_ranges, sampled_fields)
+from simdist.tasks.ur5e.physics import (
+    ARM_GAP_FIELDS,
+    PERCEPTION_POSITION_GAP_FIELDS,
+    Range,
+    SampledPhysics,
+    sample_ranges,
+    sampled_fields,
+)
 
 
 @dataclass(frozen=True)
@@ -58,10 +64,19 @@ SAMPLED_FIELDS: tuple[str, ...] = sampled_fields(TableLegPhysics)
 GAP_GROUPS: dict[str, tuple[str, ...]] = {
     "perception": (*PERCEPTION_POSITION_GAP_FIELDS, "perception_angle_noise_range_rad"),
     "arm": ARM_GAP_FIELDS,
-    "grasp": ("finger_friction_range", "gripper_force_range_n", "pad_rotational_stiffness_range", "leg_mass_range_kg",
-              "tabletop_friction_range"),
-    "thread": ("thread_friction_torque_range_nm", "engage_max_tilt_range_rad", "cross_thread_tilt_range_rad",
-               "thread_start_turns_range"),
+    "grasp": (
+        "finger_friction_range",
+        "gripper_force_range_n",
+        "pad_rotational_stiffness_range",
+        "leg_mass_range_kg",
+        "tabletop_friction_range",
+    ),
+    "thread": (
+        "thread_friction_torque_range_nm",
+        "engage_max_tilt_range_rad",
+        "cross_thread_tilt_range_rad",
+        "thread_start_turns_range",
+    ),
 }
 
 

@@ -8,9 +8,9 @@ import numpy as np
 
 from simdist.tasks.table_leg.layout import PRIVILEGED
 from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
+from simdist.tasks.table_leg.thread import SEATED_TURN_TOLERANCE
 from simdist.tasks.ur5e.robot import GRIPPER
 from simdist.tasks.ur5e.rotations import rot6_to_matrix
-from simdist.tasks.table_leg.thread import SEATED_TURN_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -55,10 +55,16 @@ class LegState:
     def from_privileged(cls, privileged: np.ndarray) -> "LegState":
         get = lambda name: PRIVILEGED.get(privileged, name)  # noqa: E731
         return cls(
-            tcp_pos=get("tcp_pos"), tcp_rot=rot6_to_matrix(get("tcp_rot6")), wrist_angle=float(get("joint_pos")[5]),
-            gripper_opening=float(get("gripper_opening")[0]), gripper_closing=bool(get("gripper_closing")[0] > 0.5),
-            leg_pos=get("leg_pos"), leg_rot=rot6_to_matrix(get("leg_rot6")), hole_pos=get("hole_pos"),
-            engaged=bool(get("thread_engaged")[0] > 0.5), cross_threaded=bool(get("thread_cross_threaded")[0] > 0.5),
+            tcp_pos=get("tcp_pos"),
+            tcp_rot=rot6_to_matrix(get("tcp_rot6")),
+            wrist_angle=float(get("joint_pos")[5]),
+            gripper_opening=float(get("gripper_opening")[0]),
+            gripper_closing=bool(get("gripper_closing")[0] > 0.5),
+            leg_pos=get("leg_pos"),
+            leg_rot=rot6_to_matrix(get("leg_rot6")),
+            hole_pos=get("hole_pos"),
+            engaged=bool(get("thread_engaged")[0] > 0.5),
+            cross_threaded=bool(get("thread_cross_threaded")[0] > 0.5),
             turns=float(get("thread_turns")[0]),
         )
 
@@ -112,14 +118,23 @@ def reward_terms(state: LegState, seated_turns: float, weights: RewardWeights = 
     lift = 1.0 if in_lead_in else float(held) * float(lifted)
     upright = max(0.0, 1.0 - state.tilt / 0.3)
     align = 1.0 if engaged else float(held) * (1.0 - np.tanh(state.lateral_to_hole / weights.align_scale_m)) * upright
-    insert = 1.0 if engaged else float(in_lead_in and held) * float(np.clip(state.stud_depth / TABLETOP.lead_in_depth, 0, 1))
+    insert = (
+        1.0 if engaged else float(in_lead_in and held) * float(np.clip(state.stud_depth / TABLETOP.lead_in_depth, 0, 1))
+    )
     thread = float(engaged) * float(np.clip(state.turns / seated_turns, 0.0, 1.0))
-    return {"reach": float(reach), "grasp": float(held), "lift": lift, "align": float(align), "insert": insert,
-            "thread": thread}
+    return {
+        "reach": float(reach),
+        "grasp": float(held),
+        "lift": lift,
+        "align": float(align),
+        "insert": insert,
+        "thread": thread,
+    }
 
 
-def dense_reward(state: LegState, action: np.ndarray, success: bool, seated_turns: float,
-                 weights: RewardWeights = WEIGHTS) -> float:
+def dense_reward(
+    state: LegState, action: np.ndarray, success: bool, seated_turns: float, weights: RewardWeights = WEIGHTS
+) -> float:
     terms = reward_terms(state, seated_turns, weights)
     shaping = sum(getattr(weights, name) * value for name, value in terms.items())
     penalty = weights.action_l2 * float(np.sum(np.square(action[:6])))

@@ -32,8 +32,10 @@ class Grid:
     def sample(self, rng: np.random.Generator) -> InitialCondition:
         half = self.side_m / 2
         return InitialCondition(
-            rack_xy=(float(self.centre[0] + rng.uniform(-half, half)),
-                     float(self.centre[1] + rng.uniform(-half, half))),
+            rack_xy=(
+                float(self.centre[0] + rng.uniform(-half, half)),
+                float(self.centre[1] + rng.uniform(-half, half)),
+            ),
             leg_yaw=float(rng.uniform(-self.yaw_range_rad, self.yaw_range_rad)),
             tabletop_offset_xy=tuple(float(v) for v in rng.uniform(-self.tabletop_offset_m, self.tabletop_offset_m, 2)),
             tabletop_yaw=float(rng.uniform(-self.tabletop_yaw_range_rad, self.tabletop_yaw_range_rad)),
@@ -41,10 +43,7 @@ class Grid:
         )
 
 
-GRIDS: dict[str, Grid] = {
-    "narrow": Grid(side_m=0.02),
-    "wide": Grid(side_m=0.35),
-}
+GRIDS: dict[str, Grid] = {"narrow": Grid(side_m=0.02), "wide": Grid(side_m=0.35)}
 # Training/data-generation resets: wider than the wide grid, with tabletop and start-pose jitter.
 TRAINING_GRID = Grid(side_m=0.40, tabletop_offset_m=0.02, tabletop_yaw_range_rad=np.deg2rad(15.0), home_offset_m=0.04)
 
@@ -61,6 +60,7 @@ class TableLegTask(UR5eTask):
 
     def critic(self):
         if not (PACKAGE_DIR / "critic.json").exists():
-            raise FileNotFoundError("table-leg critic missing; fit it with "
-                                    "`python -m simdist.tasks.table_leg.measure critic`")
+            raise FileNotFoundError(
+                "table-leg critic missing; fit it with `python -m simdist.tasks.table_leg.measure critic`"
+            )
         return MLPCritic.load(PACKAGE_DIR)

@@ -15,7 +15,13 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.table_leg.model import (
-    LEG, LEG_BODY, NUT_BODY, TABLETOP, THREAD_ADVANCE_JOINT, THREAD_TURN_JOINT, THREAD_WELD,
+    LEG,
+    LEG_BODY,
+    NUT_BODY,
+    TABLETOP,
+    THREAD_ADVANCE_JOINT,
+    THREAD_TURN_JOINT,
+    THREAD_WELD,
 )
 from simdist.tasks.ur5e.rotations import wrap_angle
 
@@ -59,8 +65,15 @@ class Thread:
         self.leg_conaffinity = model.geom_conaffinity[self.leg_geoms].copy()
         self.nut_body = model.body(NUT_BODY).id
 
-    def reset(self, data: mujoco.MjData, friction_torque: float, engage_tilt: float, cross_tilt: float,
-              start_turns: float, seated_turns: float) -> None:
+    def reset(
+        self,
+        data: mujoco.MjData,
+        friction_torque: float,
+        engage_tilt: float,
+        cross_tilt: float,
+        start_turns: float,
+        seated_turns: float,
+    ) -> None:
         self.friction_torque, self.engage_tilt, self.cross_tilt = friction_torque, engage_tilt, cross_tilt
         self.seated_turns = seated_turns
         self.start_angle_left = 2 * np.pi * start_turns
@@ -82,12 +95,19 @@ class Thread:
         return self._turns
 
     def seated(self, data: mujoco.MjData) -> bool:
-        return self.engaged and not self.cross_threaded and self.read_turns(data) >= self.seated_turns - SEATED_TURN_TOLERANCE
+        return (
+            self.engaged
+            and not self.cross_threaded
+            and self.read_turns(data) >= self.seated_turns - SEATED_TURN_TOLERANCE
+        )
 
     def update(self, data: mujoco.MjData, geometry: ThreadGeometry, tabletop_yaw: float) -> None:
         if self.engaged:
             return
-        resting = geometry.stud_tip_depth >= TABLETOP.lead_in_depth - LEAD_IN_SLACK_M and geometry.lateral < LATERAL_TOLERANCE_M
+        resting = (
+            geometry.stud_tip_depth >= TABLETOP.lead_in_depth - LEAD_IN_SLACK_M
+            and geometry.lateral < LATERAL_TOLERANCE_M
+        )
         if not resting:
             self._last_yaw = None
             return
@@ -108,6 +128,8 @@ class Thread:
         data.qpos[[self.turn_qpos, self.advance_qpos]] = 0.0
         data.qvel[self.nut_dofs] = 0.0
         data.eq_active[self.weld] = 1
-        self.model.geom_conaffinity[self.leg_geoms] = 0  # the helix now carries the leg; its hole contacts would fight it
+        self.model.geom_conaffinity[self.leg_geoms] = (
+            0  # the helix now carries the leg; its hole contacts would fight it
+        )
         if self.cross_threaded:
             self.model.dof_frictionloss[self.turn_dof] = JAM_TORQUE_NM

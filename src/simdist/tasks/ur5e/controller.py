@@ -46,8 +46,9 @@ class DifferentialIK:
         mujoco.mj_kinematics(self.model, self.scratch)
         return self.scratch.site_xpos[self.site_id].copy(), self.scratch.site_xmat[self.site_id].reshape(3, 3).copy()
 
-    def solve(self, q_start: np.ndarray, target_pos: np.ndarray, target_rot: np.ndarray,
-              iterations: int | None = None) -> np.ndarray:
+    def solve(
+        self, q_start: np.ndarray, target_pos: np.ndarray, target_rot: np.ndarray, iterations: int | None = None
+    ) -> np.ndarray:
         q = q_start.copy()
         w = self.config.rotation_weight
         for _ in range(iterations or self.config.ik_iterations):
@@ -86,9 +87,16 @@ def max_joint_step(control_period_s: float) -> float:
     return ARM.max_joint_speed * control_period_s
 
 
-def step_with_ramp(model: mujoco.MjModel, data: mujoco.MjData, arm_actuators: np.ndarray,
-                   q_from: np.ndarray, q_to: np.ndarray, n_substeps: int, latency_steps: int,
-                   config: ControllerConfig) -> None:
+def step_with_ramp(
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+    arm_actuators: np.ndarray,
+    q_from: np.ndarray,
+    q_to: np.ndarray,
+    n_substeps: int,
+    latency_steps: int,
+    config: ControllerConfig,
+) -> None:
     """Advance ``n_substeps`` physics steps while the joint targets ramp from ``q_from`` to ``q_to``."""
     ramp_steps = max(1, int(round(config.ramp_fraction * n_substeps)))
     done = 0

@@ -16,8 +16,18 @@ import numpy as np
 from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, check_domain
 from simdist.tasks.ur5e import controller as ctl
 from simdist.tasks.ur5e.layout import VectorLayout
-from simdist.tasks.ur5e.robot import (ARM, ARM_JOINTS, FINGER_JOINTS, FT_FORCE_SENSOR, FT_SITE, FT_TORQUE_SENSOR, GRIPPER,
-                                      PAD_GEOMS, PAD_JOINTS, TCP_SITE)
+from simdist.tasks.ur5e.robot import (
+    ARM,
+    ARM_JOINTS,
+    FINGER_JOINTS,
+    FT_FORCE_SENSOR,
+    FT_SITE,
+    FT_TORQUE_SENSOR,
+    GRIPPER,
+    PAD_GEOMS,
+    PAD_JOINTS,
+    TCP_SITE,
+)
 from simdist.tasks.ur5e.rotations import cross3, rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
 
 
@@ -44,8 +54,9 @@ WRENCH_DIM = 6  # force (N) and torque (N m) at the tool flange, in the flange f
 WRENCH_RANGE = np.array([50.0, 50.0, 50.0, 10.0, 10.0, 10.0])
 
 
-def next_setpoint(setpoint_pos: np.ndarray, tcp_pos: np.ndarray, action: np.ndarray,
-                  control: ControlConfig) -> np.ndarray:
+def next_setpoint(
+    setpoint_pos: np.ndarray, tcp_pos: np.ndarray, action: np.ndarray, control: ControlConfig
+) -> np.ndarray:
     """The Cartesian set-point after a (clipped) action: moved by up to `max_translation_m` per axis, held within
     `max_setpoint_lead_m` of the measured TCP (anti-windup), then within the workspace. Also on (..., 3) batches:
     the set-point is the controller's own state, so a robot-side agent can track it from its commands."""
@@ -70,8 +81,15 @@ class UR5eEnv(gym.Env):
     # True: the observation has a "wrench" group (the flange F/T sensor); the physics then needs wrench_* fields.
     observes_wrench: bool = False
 
-    def __init__(self, domain: str, physics, seed: int = 0, sample_initial_condition=None,
-                 control: ControlConfig | None = None, controller: ctl.ControllerConfig = ctl.ControllerConfig()):
+    def __init__(
+        self,
+        domain: str,
+        physics,
+        seed: int = 0,
+        sample_initial_condition=None,
+        control: ControlConfig | None = None,
+        controller: ctl.ControllerConfig = ctl.ControllerConfig(),
+    ):
         control = control or self.default_control
         self.domain = check_domain(domain)
         self.physics = physics
@@ -84,15 +102,18 @@ class UR5eEnv(gym.Env):
         self.n_substeps = int(round(control.control_period_s / physics.timestep_s))
         max_latency = (1.0 - controller.ramp_fraction) * control.control_period_s
         if physics.actuation_latency_range_s[1] > max_latency + 1e-9:
-            raise ValueError(f"actuation latency must be <= {max_latency:.3f} s (the set-point ramp must finish in a step)")
+            raise ValueError(
+                f"actuation latency must be <= {max_latency:.3f} s (the set-point ramp must finish in a step)"
+            )
         self.ik = ctl.DifferentialIK(self.model, controller)
         self._index_robot()
         self._index_objects()
         m = self.model
         object_bodies = set(self._object_bodies())
         self.robot_bodies = np.array([b for b in range(1, m.nbody) if b not in object_bodies])
-        self.home_q = self.ik.solve(np.array(control.home_joint_seed), np.array(control.home_tcp_pos),
-                                    tool_down_rotation(0.0), iterations=100)
+        self.home_q = self.ik.solve(
+            np.array(control.home_joint_seed), np.array(control.home_tcp_pos), tool_down_rotation(0.0), iterations=100
+        )
         self._inertia_diag = ctl.joint_inertia_diagonal(self.model, self.home_q)
         self._nominal = {"body_mass": self.model.body_mass.copy(), "body_inertia": self.model.body_inertia.copy()}
         self.action_space = gym.spaces.Box(-1.0, 1.0, (ACTION_DIM,), np.float64)
@@ -106,23 +127,46 @@ class UR5eEnv(gym.Env):
         self._reset_done = False
 
     # ------------------------------------------------------------------------------------------------ task hooks
-    def _build_model(self, physics) -> mujoco.MjModel: raise NotImplementedError
-    def _sample_physics(self, rng: np.random.Generator): raise NotImplementedError
-    def _index_objects(self) -> None: raise NotImplementedError
-    def _object_bodies(self) -> list[int]: raise NotImplementedError  # every non-robot body but the world
-    def _apply_object_physics(self) -> None: raise NotImplementedError
-    def _place_objects(self, ic) -> None: raise NotImplementedError  # after mj_resetData, before mj_forward
-    def _after_control_step(self) -> None: pass
+    def _build_model(self, physics) -> mujoco.MjModel:
+        raise NotImplementedError
+
+    def _sample_physics(self, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def _index_objects(self) -> None:
+        raise NotImplementedError
+
+    def _object_bodies(self) -> list[int]:
+        raise NotImplementedError  # every non-robot body but the world
+
+    def _apply_object_physics(self) -> None:
+        raise NotImplementedError
+
+    def _place_objects(self, ic) -> None:
+        raise NotImplementedError  # after mj_resetData, before mj_forward
+
+    def _after_control_step(self) -> None:
+        pass
 
     def _draw_perception_errors(self) -> None:
         """The episode's constant errors of the pose estimates: by default one offset per perceived object."""
         bias_std = self.draw["perception_position_bias_range_m"]
         self.perception_bias = self._rng.normal(0.0, bias_std, size=(PERCEIVED_OBJECTS, 3))  # part, hole
-    def _privileged(self) -> np.ndarray: raise NotImplementedError
-    def _observation(self) -> dict[str, np.ndarray]: raise NotImplementedError
-    def _task_state(self, privileged: np.ndarray): raise NotImplementedError
-    def _is_success(self, state) -> bool: raise NotImplementedError
-    def _dense_reward(self, state, action: np.ndarray, success: bool) -> float: raise NotImplementedError
+
+    def _privileged(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def _task_state(self, privileged: np.ndarray):
+        raise NotImplementedError
+
+    def _is_success(self, state) -> bool:
+        raise NotImplementedError
+
+    def _dense_reward(self, state, action: np.ndarray, success: bool) -> float:
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------------------------ setup
     def _index_robot(self) -> None:
@@ -216,8 +260,16 @@ class UR5eEnv(gym.Env):
         q_new = self.q_target + np.clip(q_new - self.q_target, -max_step, max_step)
         self.gripper_closing = bool(action[GRIPPER_ACTION] > 0.0)
         self.data.ctrl[self.finger_actuators] = GRIPPER_CLOSE if self.gripper_closing else GRIPPER_OPEN
-        ctl.step_with_ramp(self.model, self.data, self.arm_actuators, self.q_target, q_new, self.n_substeps,
-                           self.latency_steps, self.controller)
+        ctl.step_with_ramp(
+            self.model,
+            self.data,
+            self.arm_actuators,
+            self.q_target,
+            q_new,
+            self.n_substeps,
+            self.latency_steps,
+            self.controller,
+        )
         self.q_target = q_new
         self.steps += 1
         self._after_control_step()
@@ -273,18 +325,24 @@ class UR5eEnv(gym.Env):
         """The robot blocks of the privileged vector (``layout.ROBOT_PRIVILEGED_BLOCKS``)."""
         d = self.data
         return {
-            "joint_pos": d.qpos[self.arm_qpos], "joint_vel": d.qvel[self.arm_dofs],
-            "tcp_pos": d.site_xpos[self.tcp_site], "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
-            "setpoint_pos": self.setpoint_pos, "setpoint_rot6": rot6(self.setpoint_rot),
-            "gripper_opening": self._gripper_opening(), "gripper_closing": float(self.gripper_closing),
+            "joint_pos": d.qpos[self.arm_qpos],
+            "joint_vel": d.qvel[self.arm_dofs],
+            "tcp_pos": d.site_xpos[self.tcp_site],
+            "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
+            "setpoint_pos": self.setpoint_pos,
+            "setpoint_rot6": rot6(self.setpoint_rot),
+            "gripper_opening": self._gripper_opening(),
+            "gripper_closing": float(self.gripper_closing),
         }
 
     def _robot_proprio(self) -> dict[str, np.ndarray | float]:
         """The robot blocks of the observation (``layout.ROBOT_PROPRIO_BLOCKS``); draws the encoder noise."""
         d, rng = self.data, self._rng
         return {
-            "joint_pos": d.qpos[self.arm_qpos] + rng.normal(0.0, self.physics.joint_position_noise_rad, len(ARM_JOINTS)),
-            "joint_vel": d.qvel[self.arm_dofs] + rng.normal(0.0, self.physics.joint_velocity_noise_rad_s, len(ARM_JOINTS)),
+            "joint_pos": d.qpos[self.arm_qpos]
+            + rng.normal(0.0, self.physics.joint_position_noise_rad, len(ARM_JOINTS)),
+            "joint_vel": d.qvel[self.arm_dofs]
+            + rng.normal(0.0, self.physics.joint_velocity_noise_rad_s, len(ARM_JOINTS)),
             "tcp_pos": d.site_xpos[self.tcp_site],  # forward kinematics of the encoders: as good as the joints
             "tcp_rot6": rot6(d.site_xmat[self.tcp_site].reshape(3, 3)),
             "gripper_opening": self._gripper_opening(),

@@ -21,8 +21,16 @@ class Goal:
     push_m: float = 0.0  # > 0: hold the set-point this far below the TCP (insertion force)
 
 
-def goal_to_action(goal: Goal, tcp_pos: np.ndarray, tcp_rot: np.ndarray, setpoint_pos: np.ndarray,
-                   control: ControlConfig, fine_gain: float, action_scale: float, turn_rz: float = 0.0) -> np.ndarray:
+def goal_to_action(
+    goal: Goal,
+    tcp_pos: np.ndarray,
+    tcp_rot: np.ndarray,
+    setpoint_pos: np.ndarray,
+    control: ControlConfig,
+    fine_gain: float,
+    action_scale: float,
+    turn_rz: float = 0.0,
+) -> np.ndarray:
     """Far from the goal, jump the set-point to it; near it, correct the set-point by the *measured* error
     (integral action that removes tracking offsets such as sag). ``turn_rz`` adds a world-z rotation command."""
     error = goal.tcp_pos - tcp_pos

@@ -29,8 +29,11 @@ def measure_speed(task, steps: int, expert_trials: int) -> dict[str, float]:
             env.reset()
     random_rate = steps / (time.perf_counter() - start)
     _, expert_rate = success_rate(env, task.expert(), task.initial_conditions("wide", expert_trials, seed=1))
-    return {"env_step_random_actions": round(random_rate), "expert_in_the_loop": round(expert_rate),
-            "physics_steps_per_control_step": env.n_substeps}
+    return {
+        "env_step_random_actions": round(random_rate),
+        "expert_in_the_loop": round(expert_rate),
+        "physics_steps_per_control_step": env.n_substeps,
+    }
 
 
 def measure_expert(task, trials: int, domains: tuple[str, ...] = DOMAINS) -> dict[str, float]:

@@ -14,8 +14,13 @@ import numpy as np
 Range = tuple[float, float]
 
 # Sim-to-real gap groups (simdist.tasks.gaps) that every UR5e task shares: the arm and the pose estimate's position.
-ARM_GAP_FIELDS = ("joint_stiffness_scale_range", "joint_damping_ratio_range", "arm_mass_scale_range",
-                  "gravity_compensation_range", "actuation_latency_range_s")
+ARM_GAP_FIELDS = (
+    "joint_stiffness_scale_range",
+    "joint_damping_ratio_range",
+    "arm_mass_scale_range",
+    "gravity_compensation_range",
+    "actuation_latency_range_s",
+)
 PERCEPTION_POSITION_GAP_FIELDS = ("perception_position_noise_range_m", "perception_position_bias_range_m")
 
 

@@ -103,12 +103,13 @@ def _gripper_xml() -> str:
         <geom name="palm" type="box" size="0.045 0.02 0.025" pos="0 0 0.085" mass="{palm_mass * 0.6}"
               contype="{GRIPPER_BIT}" conaffinity="{STATIC_BIT | PART_BIT}" priority="1" rgba=".3 .3 .3 1"/>
         <site name="{TCP_SITE}" pos="0 0 {pad_z}" size="0.004" rgba="1 0 0 1"/>
-        {''.join(fingers)}
+        {"".join(fingers)}
       </body>"""
 
 
-def build_scene_xml(model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "",
-                    noslip_iterations: int = 0) -> str:
+def build_scene_xml(
+    model_name: str, timestep_s: float, objects_xml: str, equality_xml: str = "", noslip_iterations: int = 0
+) -> str:
     """The whole MJCF: table, arm and gripper, plus the task's bodies (``objects_xml``, inside the worldbody)
     and equality constraints (``equality_xml``). ``noslip_iterations``: passes of MuJoCo's noslip post-solver, which
     removes the creep of a held part through the pads that soft friction allows (a task's physics option)."""

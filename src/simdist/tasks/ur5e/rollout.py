@@ -40,8 +40,13 @@ class NoisyPolicy:
         return np.clip(action + self._rng.normal(0.0, self.noise_std, action.shape), -1.0, 1.0)
 
 
-def run_episode(env: UR5eEnv, policies: list[tuple[PrivilegedPolicy, int]], rng: np.random.Generator,
-                initial_condition=None, seed: int | None = None) -> Episode:
+def run_episode(
+    env: UR5eEnv,
+    policies: list[tuple[PrivilegedPolicy, int]],
+    rng: np.random.Generator,
+    initial_condition=None,
+    seed: int | None = None,
+) -> Episode:
     """Run ``policies`` in turn, each for its number of steps (the last one until the episode ends).
 
     Policies read the exact state from the environment's oracle, so this also works in the `real` domain.
@@ -65,8 +70,9 @@ def run_episode(env: UR5eEnv, policies: list[tuple[PrivilegedPolicy, int]], rng:
     return episode
 
 
-def success_rate(env: UR5eEnv, policy: PrivilegedPolicy, initial_conditions: list,
-                 seed: int = 0) -> tuple[float, float]:
+def success_rate(
+    env: UR5eEnv, policy: PrivilegedPolicy, initial_conditions: list, seed: int = 0
+) -> tuple[float, float]:
     """Fraction of successes over ``initial_conditions`` and the measured control steps per second."""
     successes, steps, start = 0, 0, time.perf_counter()
     for index, ic in enumerate(initial_conditions):
