@@ -212,7 +212,7 @@ def test_logger_files_sort_in_logging_order(tmp_path):
     log = EpisodeLogger(tmp_path, "pendulum", {"proprio": (3,)}, action_dim=1, control_period_s=0.1)
     for n in range(1, 9):  # several episodes end within one second
         log.start()
-        for t in range(n):
+        for _ in range(n):
             log.log({"proprio": np.zeros(3)}, np.zeros(1))
         log.end(success=False)
     assert [len(e) for e in load_episodes(tmp_path)[1]] == list(range(1, 9))

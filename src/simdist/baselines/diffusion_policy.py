@@ -1,7 +1,8 @@
 """A small Diffusion Policy (Chi et al. 2023): DDPM over action chunks, conditioned on SimDist's encoder.
 
 `ChunkDDPM` is the diffusion part alone, conditioned on any feature vector: the Diffusion Policy baseline
-conditions it on its own encoder, benchmarks/peg_diffusion_head.py at commit 28cbc45 on a frozen world model's latent and history.
+conditions it on its own encoder, benchmarks/peg_diffusion_head.py at commit 28cbc45 on a frozen world model's latent
+and history.
 The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's baseline
 uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
 step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the

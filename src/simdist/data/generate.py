@@ -193,7 +193,8 @@ def generate(
     episodes in the same files.
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
-    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
+    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit
+    28cbc45); it must
     be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
     the dataset's own."""
     if episodes < 1 or workers < 1:

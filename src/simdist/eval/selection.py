@@ -76,7 +76,9 @@ def select_checkpoint(
     rows = []
     for path, model in zip(paths, models):
         agent = make_agent(model)
-        result = evaluate_grids(task, lambda env: agent, domain, grids, trials, seed, physics, progress=progress)
+        result = evaluate_grids(
+            task, lambda env, agent=agent: agent, domain, grids, trials, seed, physics, progress=progress
+        )
         rows.append(
             {
                 "checkpoint": str(path),

@@ -278,7 +278,9 @@ def table_one(results: dict[str, dict]) -> list[str]:
     reconstruction on the quadruped (docs/findings.md)."""
     extra = [(k, label) for k, label in TABLE_ONE_METRICS[1:] if any(k in r for r in results.values())]
     ref = results.get("simdist")
-    head = ["variant", "sim steps", "sim success"] + (["against SimDist"] if ref else []) + [l for _, l in extra]
+    head = (
+        ["variant", "sim steps", "sim success"] + (["against SimDist"] if ref else []) + [label for _, label in extra]
+    )
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n, r in results.items():
         cells = [n, str(r["steps"]), f"{r['success_rate']:.2f}"] + ([_against_simdist(r, ref)] if ref else [])
