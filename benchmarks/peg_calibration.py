@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from simdist.eval.rollout import evaluate_grids
+from simdist.rollout import evaluate_grids
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task

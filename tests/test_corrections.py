@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.adaptation.corrections import CorrectedAgent
-from simdist.config import CorrectionConfig, LossConfig, model_preset
+from simdist.adaptation.corrections import CorrectedAgent, CorrectionConfig
+from simdist.config import LossConfig, model_preset
 from simdist.data.episodes import load_episodes
 from simdist.data.robot_logger import EpisodeLogger
 from simdist.data.windows import WindowDataset

@@ -26,22 +26,18 @@ OPTIONAL_IMPORTS = {
 # Pipeline order: a module may import its own layer and the layers before it, never a later one. The longest
 # matching prefix decides a module's layer; "=name" matches that module alone (a package's own __init__).
 LAYERS = [
-    ("foundation", ("simdist", "simdist.config", "simdist.progress")),
+    ("foundation", ("simdist", "simdist.config", "simdist.progress", "simdist.overrides", "simdist.precision")),
     ("network blocks", ("=simdist.model", "simdist.model.layers")),  # the MLPs experts' critics are built from
     ("experts", ("simdist.experts",)),
     ("tasks", ("simdist.tasks",)),
-    # the quadruped's batched generator is data generation, like simdist.data.generate
-    ("data", ("simdist.data", "simdist.tasks.quadruped.generate_batched")),
+    ("data", ("simdist.data",)),
+    ("rollouts", ("simdist.rollout",)),  # an agent in a task domain: what every later layer evaluates with
     ("model", ("simdist.model",)),
     ("training", ("simdist.training",)),
-    (
-        "evaluation rollouts",
-        ("=simdist.eval", "simdist.eval.rollout", "simdist.eval.metrics", "simdist.eval.selection"),
-    ),
     ("baselines", ("simdist.baselines",)),
     ("planning", ("simdist.planning",)),
     ("adaptation", ("simdist.adaptation",)),
-    ("evaluation reports", ("simdist.eval",)),
+    ("evaluation", ("simdist.eval",)),
     ("experiments", ("simdist.experiments",)),
     ("cli", ("simdist.cli",)),
 ]

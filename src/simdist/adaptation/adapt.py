@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.adaptation.corrections import collect_corrections, operator_share
+from simdist.adaptation.corrections import CorrectionConfig, collect_corrections, operator_share
 from simdist.adaptation.rounds import (
     initial_condition_to_json,
     physics_setting,
@@ -38,7 +38,7 @@ from simdist.adaptation.rounds import (
     round_model_dir,
     round_progress,
 )
-from simdist.config import CorrectionConfig, FinetuneConfig, replace
+from simdist.config import FinetuneConfig, replace
 from simdist.data.episodes import (
     DatasetInfo,
     atomic_write_text,
@@ -50,10 +50,10 @@ from simdist.data.episodes import (
     write_episodes,
 )
 from simdist.data.records import changed_inputs, input_hashes, run_inputs
-from simdist.eval.metrics import latent_prediction_error
-from simdist.eval.rollout import rollout, wilson_interval
+from simdist.model.metrics import latent_prediction_error
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig
+from simdist.rollout import rollout, wilson_interval
 from simdist.training import checkpoint as ckpt
 from simdist.training.train import default_device, finetune, load_windows
 

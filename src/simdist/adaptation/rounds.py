@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.config import without_removed_fields
+from simdist.overrides import without_removed_fields
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from simdist.adaptation.adapt import AdaptConfig, adapt
-from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR
+from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR, CorrectionConfig
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.config import (
     FINETUNE_PRESETS,
     MODEL_PRESETS,
     TRAIN_PRESETS,
-    CorrectionConfig,
     FinetuneConfig,
     LossConfig,
     ModelConfig,
@@ -31,7 +30,6 @@ from simdist.data.episodes import atomic_write_text, episode_files, load_episode
 from simdist.data.generate import expert_only, generate, generation_preset
 from simdist.data.records import run_inputs
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, plot_diagnosis
-from simdist.eval.rollout import PrivilegedAgent, evaluate_grids
 from simdist.eval.selection import select_checkpoint
 from simdist.experiments import bench
 from simdist.experiments.ablations import ABLATIONS, AblationSettings, run_ablations
@@ -40,6 +38,7 @@ from simdist.overrides import parse_overrides, split_sets, with_sets
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import MPPI_PRESETS, MPPIConfig, task_planner
+from simdist.rollout import PrivilegedAgent, evaluate_grids
 from simdist.tasks import get_task, task_names
 from simdist.tasks.base import default_grid
 from simdist.tasks.registry import check_task

@@ -8,6 +8,7 @@ import json
 import logging
 import sys
 
+from simdist.adaptation.corrections import CorrectionConfig
 from simdist.adaptation.dagger import add_dagger_command
 from simdist.cli.commands import (
     ABLATE_SETS,
@@ -35,7 +36,7 @@ from simdist.cli.commands import (
 from simdist.cli.guards import check_inputs_untouched, check_launch, refuse_replaced_flags
 from simdist.cli.runtime import choose_threads, interrupted, terminate_as_interrupt
 from simdist.cli.validate import check_arguments
-from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, CorrectionConfig
+from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS
 from simdist.experiments.compare import add_compare_commands
 from simdist.planning.refine import RefineConfig
 from simdist.training.distributed import env_rank

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from simdist.adaptation.rounds import round_progress  # noqa: E402
 from simdist.eval.html import markdown_to_html  # noqa: E402
-from simdist.eval.rollout import wilson_interval  # noqa: E402
+from simdist.rollout import wilson_interval  # noqa: E402
 
 # Table I metrics (`sim`): success, and where reported progress and the dense return (the paper's quadruped metric)
 TABLE_ONE_METRICS = (

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from simdist.eval.rollout import evaluate_grids
+from simdist.rollout import evaluate_grids
 from simdist.training.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
+from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
 from simdist.data.episodes import (
     DatasetError,
     DatasetInfo,
@@ -29,10 +29,11 @@ from simdist.data.episodes import (
 )
 from simdist.data.records import run_inputs
 from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
-from simdist.eval.rollout import rollout, wilson_interval
 from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
+from simdist.overrides import without_removed_fields
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.rollout import rollout, wilson_interval
 from simdist.training.checkpoint import load_model
 from simdist.training.train import pretrain
 

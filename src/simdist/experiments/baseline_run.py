@@ -34,10 +34,10 @@ from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
 from simdist.config import finetune_preset, model_preset_for, with_steps
 from simdist.data.episodes import Episode, load_episodes, read_info
-from simdist.eval.rollout import rollout
 from simdist.experiments.memory import release_freed_memory
 from simdist.experiments.simdist_bc import run_simdist_bc
 from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.rollout import rollout
 from simdist.tasks import get_task
 
 log = logging.getLogger(__name__)

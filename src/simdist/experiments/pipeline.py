@@ -23,12 +23,12 @@ from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
 from simdist.data.records import run_inputs
 from simdist.eval.report import write_report
-from simdist.eval.rollout import rollout
 from simdist.eval.selection import candidate_checkpoints, select_checkpoint
 from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import task_planner
+from simdist.rollout import rollout
 from simdist.tasks import get_task, task_names
 from simdist.training.checkpoint import check_fits_task, check_model_fits_task, load_model
 from simdist.training.train import pretrain
