@@ -95,7 +95,7 @@ def split_sets(
             section, _, prefix = aliases[section].partition(".")
             path = f"{prefix}.{path}" if prefix else path
         if not sep or not dot or section not in sections:
-            names = sorted(sections) + sorted(aliases or ())
+            names = sorted([*sections, *(aliases or ())])
             raise ValueError(f"bad --set {item!r}: expected SECTION.FIELD=VALUE with SECTION one of {names}")
         cls = sections[section]
         if cls is not None:

@@ -21,12 +21,10 @@ class Registry(Generic[C]):
     `Registry("train", TRAIN_PRESETS).get("cpu")` builds a fresh config. Reads like that table (`name in r`,
     `r.items()`, `sorted(r)`)."""
 
-    def __init__(self, kind: str, makers: dict[str, Callable[[], C]] | None = None):
-        if kind in REGISTRIES:
-            raise ValueError(f"a {kind} preset registry already exists")
+    def __init__(self, kind: str, makers: dict[str, Callable[[], C] | C] | None = None):
         self.kind = kind
         # the table itself, not a copy: a preset added to it later is a preset of the registry
-        self._makers: dict[str, Callable[[], C]] = makers if makers is not None else {}
+        self._makers: dict[str, Callable[[], C] | C] = makers if makers is not None else {}
         REGISTRIES[kind] = self
 
     def add(self, name: str, make: Callable[[], C]) -> None:
@@ -40,7 +38,8 @@ class Registry(Generic[C]):
     def get(self, name: str) -> C:
         if name not in self._makers:
             raise KeyError(f"unknown {self.kind} preset {name!r}; valid presets: {self.names()}")
-        return self._makers[name]()
+        made = self._makers[name]
+        return made() if callable(made) else made  # a maker, or a frozen config kept as it is
 
     def __contains__(self, name: object) -> bool:
         return name in self._makers

@@ -113,8 +113,9 @@ def adapt(
     spec = task.spec
     if cfg.rounds and ft.sim_replay_fraction > 0 and sim_data is None:  # refused now, not after round 0's episodes
         raise ValueError(
-            f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): "
-            "give --sim-data, or --sim-replay 0 to finetune on real data alone"
+            f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): pass --sim-data "
+            "DATASET, the model's simulation dataset (e.g. `simdist generate TASK --episodes 200 --out DATASET`), "
+            "or --sim-replay 0 to finetune on real data alone"
         )
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
     ckpt.check_model_fits_task(pretrained_model, task, pretrained)

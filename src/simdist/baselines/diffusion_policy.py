@@ -18,7 +18,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,6 +31,7 @@ from simdist.baselines.common import (
     mlp,
     obs_to_tensors,
     read_checkpoint_config,
+    register_baseline_presets,
     save_checkpoint,
 )
 from simdist.data.episodes import Episode
@@ -52,28 +53,30 @@ class DiffusionConfig(BaselineConfig):
     cotrain_sim: bool = False  # mix expert-flagged simulation chunks into each batch
     sim_fraction: float = 0.5  # their share of the batch when co-training
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(
-            encoder_preset="cpu",
-            hidden=(256, 256),
-            lr=1e-3,
-            batch_size=64,
-            chunk=8,
-            action_steps=4,
-            diffusion_steps=20,
-            steps=1500,
-        ),
-        "paper": dict(
-            encoder_preset="paper",
-            hidden=(512, 512, 512),
-            lr=1e-4,
-            batch_size=256,
-            chunk=16,
-            action_steps=8,
-            diffusion_steps=100,
-            steps=100_000,
-        ),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(
+        encoder_preset="cpu",
+        hidden=(256, 256),
+        lr=1e-3,
+        batch_size=64,
+        chunk=8,
+        action_steps=4,
+        diffusion_steps=20,
+        steps=1500,
+    ),
+    "paper": dict(
+        encoder_preset="paper",
+        hidden=(512, 512, 512),
+        lr=1e-4,
+        batch_size=256,
+        chunk=16,
+        action_steps=8,
+        diffusion_steps=100,
+        steps=100_000,
+    ),
+}
+register_baseline_presets(METHOD, DiffusionConfig, PRESETS)
 
 
 class ChunkDataset:

@@ -7,7 +7,6 @@ import argparse
 from pathlib import Path
 
 from simdist.data.episodes import read_info
-from simdist.overrides import split_sets
 from simdist.tasks import get_task, task_names
 from simdist.tasks.physics_files import load_physics_file
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
@@ -46,11 +45,9 @@ PHYSICS = ("physics", "eval_physics")
 FILE_OUT = ("evaluate", "select")
 
 
-def check_arguments(args: argparse.Namespace, sets: dict | None = None) -> None:
-    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work. `sets`: the
-    config sections the command's `--set` may address."""
-    if sets is not None:
-        split_sets(args.set, sets)
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work (each
+    command's `--set` items are checked where it builds its configuration, before it writes anything)."""
     _check_numbers(args)
     task = get_task(args.task) if isinstance(getattr(args, "task", None), str) else None
     if task is not None:
@@ -79,6 +76,8 @@ def _option(name: str) -> str:
 
 def _paths(args, name: str) -> list[str]:
     value = getattr(args, name, None)
+    if isinstance(value, dict):  # physics from a run_config.yaml: content, checked where it is applied
+        return []
     return [value] if isinstance(value, str) else list(value or ())
 
 
@@ -163,3 +162,25 @@ def _check_out(args) -> None:
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ValueError(f"--out {out}: {parent} is a file, not a folder")
+
+
+# Config fields that count or share something, as `--set` names them: (least, most); None: no bound.
+FIELD_RANGES = {
+    "train.steps": (1, None), "finetune.steps": (1, None), "refine.steps": (1, None), "dagger.steps": (1, None),
+    "run.finetune_steps": (1, None), "compare.finetune_steps": (1, None), "run.episodes": (1, None),
+    "refine.episodes": (1, None), "run.workers": (1, None), "adapt.episodes_per_round": (1, None),
+    "run.episodes_per_round": (1, None), "adapt.rounds": (0, None), "run.rounds": (0, None),
+    "mppi.prior_weight": (0, None), "compare.prior_weight": (0, None), "finetune.sim_replay_fraction": (0, 1),
+}  # fmt: skip
+
+
+def check_sections(sections: dict) -> None:
+    """A resolved configuration's counts and shares within their ranges, the field named as `--set` names it."""
+    for key, (least, most) in FIELD_RANGES.items():
+        section, _, name = key.partition(".")
+        value = getattr(sections.get(section), name, None)
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if value != value or value < least or (most is not None and value > most):
+            need = f"within [{least}, {most}]" if most is not None else f"at least {least}"
+            raise ValueError(f"--set {key}={value} (or the flag that is its alias): must be {need}")

@@ -19,6 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Callable
 
+from simdist.presets import Registry
 from simdist.tasks.base import Task
 
 PLUGIN_GROUP = "simdist.tasks"
@@ -104,6 +105,20 @@ def get_task(name: str) -> Task:
     if name not in _FACTORIES:
         raise KeyError(f"unknown task {name!r}; valid tasks: {sorted(_FACTORIES)}")
     return _FACTORIES[name]()
+
+
+class TaskRegistry(Registry[Task]):
+    """The tasks as a kind of preset (`simdist presets` lists them): built-ins, entry points and
+    SIMDIST_TASK_MODULES, loaded at the first look-up."""
+
+    def names(self) -> list[str]:
+        return task_names()
+
+    def get(self, name: str) -> Task:
+        return get_task(name)
+
+
+TASK_REGISTRY = TaskRegistry("task", _FACTORIES)
 
 
 def check_task(name: str) -> str | None:
