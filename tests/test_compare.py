@@ -97,7 +97,7 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
 
 
 def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
-    from simdist.eval.report import write_comparison
+    from simdist.eval.comparison import write_comparison
 
     summary = {
         "bc": {
@@ -125,7 +125,7 @@ def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
 
 
 def test_comparison_states_simdist_against_the_best_baseline():
-    from simdist.eval.report import comparison_verdict
+    from simdist.eval.comparison import comparison_verdict
 
     def method(final, successes):
         return {"final_success_mean": final, "successes": [successes], "trials": [40]}

@@ -228,7 +228,8 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
     import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
     from simdist.config import FinetuneConfig
-    from simdist.training.train import finetune, load_windows
+    from simdist.training.finetune import finetune
+    from simdist.training.train import load_windows
 
     loads = []
     monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))

@@ -55,7 +55,8 @@ from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig
 from simdist.rollout import rollout, wilson_interval
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import default_device, finetune, load_windows
+from simdist.training.finetune import finetune
+from simdist.training.train import default_device, load_windows
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from simdist.cli.run_config import configure, take_section
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, finetune_preset, model_preset, train_preset
 from simdist.experiments import bench
 from simdist.experiments.ablations import ABLATIONS, AblationSettings, run_ablations
-from simdist.experiments.baseline_run import (
+from simdist.experiments.baseline_settings import (
     DEMO_USERS,
     DIFFUSION_DEMOS,
     MANIPULATION_DEMOS,

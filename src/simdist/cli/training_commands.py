@@ -12,7 +12,8 @@ from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task
 from simdist.training.checkpoint import read_model_config
-from simdist.training.train import finetune, pretrain
+from simdist.training.finetune import finetune
+from simdist.training.train import pretrain
 
 
 def _steps(table) -> str:

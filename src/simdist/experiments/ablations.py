@@ -28,7 +28,8 @@ from simdist.data.episodes import (
     write_episodes,
 )
 from simdist.data.records import run_inputs
-from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
+from simdist.eval.comparison import write_ablation_plot
+from simdist.eval.report import TABLE_ONE_METRICS
 from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
 from simdist.overrides import without_removed_fields
 from simdist.planning.agent import MPPIAgent

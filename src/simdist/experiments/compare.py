@@ -17,15 +17,14 @@ from simdist.baselines.iql import IQLConfig
 from simdist.baselines.rlpd import SACConfig
 from simdist.baselines.sgft import SGFTConfig
 from simdist.data.records import run_inputs
-from simdist.eval.report import write_comparison
-from simdist.experiments.baseline_run import (
+from simdist.eval.comparison import write_comparison
+from simdist.experiments.baseline_run import run_baseline, world_model_planner
+from simdist.experiments.baseline_settings import (
     DEMO_USERS,
     METHODS,
     START_POLICY_METHODS,
     WORLD_MODEL_METHODS,
     BaselineRunConfig,
-    run_baseline,
-    world_model_planner,
 )
 from simdist.experiments.memory import release_freed_memory
 from simdist.overrides import parse_overrides

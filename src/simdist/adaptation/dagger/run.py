@@ -21,7 +21,8 @@ from simdist.config import replace
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
 from simdist.data.records import run_inputs
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import default_device, finetune, load_windows
+from simdist.training.finetune import finetune
+from simdist.training.train import default_device, load_windows
 
 log = logging.getLogger(__name__)
 
