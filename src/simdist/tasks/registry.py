@@ -64,7 +64,8 @@ def _load_plugins() -> None:
 
 
 def _import_task_module(item: str) -> None:
-    """Import a module by name, or a file by path, for the tasks it registers."""
+    """Import a module by name, or a file by path, for the tasks it registers. A file's folder goes on sys.path, so
+    that it can import the modules beside it (`from my_robot_physics import ...`)."""
     if not item.endswith(".py"):
         try:
             importlib.import_module(item)
@@ -85,6 +86,8 @@ def _import_task_module(item: str) -> None:
         return
     if loaded is not None:  # another file of that folder and name
         name += f"_{zlib.crc32(str(path).encode())}"
+    if str(path.parent) not in sys.path:  # the file's own modules beside it import as they would from its folder
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before running it, so that its dataclasses can find their module
