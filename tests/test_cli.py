@@ -767,3 +767,15 @@ def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog, pen
     assert "'--set model.histroy=3'" in caplog.text and "'history'" in caplog.text
     assert main(args + ["--set", "mppi.samples=3"]) == 2  # pretraining has no planner
     assert not (tmp_path / "o").exists()
+
+
+def test_adapt_prints_a_line_per_round_and_the_heads_success_when_asked(tmp_path, capsys, pretrained, pendulum_data):
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "2"]
+    assert (
+        main([*argv, "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"), "--evaluate-head", "--quiet"]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "round 0: success 0." in text and "BC head" in text and "initial_conditions" not in text
+    assert len(text) < 600  # a summary, not every initial condition
+    saved = json.loads((tmp_path / "a" / "adapt_results.json").read_text())["rounds"][0]
+    assert 0.0 <= saved["head_success_rate"] <= 1.0 and len(saved["initial_conditions"]) == 2

@@ -51,7 +51,7 @@ from simdist.data.episodes import (
 )
 from simdist.data.records import changed_inputs, input_hashes, run_inputs
 from simdist.model.metrics import latent_prediction_error
-from simdist.planning.agent import MPPIAgent
+from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import MPPIConfig
 from simdist.rollout import rollout, wilson_interval
 from simdist.training import checkpoint as ckpt
@@ -61,6 +61,9 @@ from simdist.training.train import default_device, load_windows
 log = logging.getLogger(__name__)
 
 
+HEAD_STREAM = 1  # the BC head's evaluation episodes: a seed stream of their own
+
+
 @dataclass(frozen=True)
 class AdaptConfig:
     rounds: int = 2  # J finetuning rounds (J + 1 evaluation points)
@@ -68,6 +71,9 @@ class AdaptConfig:
     grid: str = "default"  # or "all": the M episodes of a round are split evenly over the task's grids
     seed: int = 0
     initial_data: str | None = None  # optional offline real episodes or demonstrations (Alg. 1, line 1)
+    # Also run each round's model's BC head alone on the round's initial conditions and report its success beside
+    # the planner's: as many more real episodes per round (robot time on a robot), not kept as finetuning data.
+    evaluate_head: bool = False
 
 
 def _by_grid(labels: list[str], metrics: list[dict]) -> dict[str, dict[str, float]]:
@@ -135,6 +141,7 @@ def adapt(
             "finetune.replay_labels",
             "finetune.policy_anchor",
             "finetune.tail_windows",
+            "adapt.evaluate_head",
         ),
     )
     # everything else that can refuse the run, before anything is written
@@ -193,6 +200,9 @@ def adapt(
         row = _round_row(task, j, episodes, metrics, ics, data_dir, grid_labels if cfg.grid == "all" else None)
         if corrected:
             row["corrected_episodes"], row["operator_share"] = len(corrected), operator_share(corrected)
+        if cfg.evaluate_head:  # its own episode seeds: the planner's episodes are the same with or without it
+            head = rollout(task, env, PolicyAgent(model), ics, seed=(cfg.seed, j, HEAD_STREAM), source=f"head-{j}")
+            row["head_success_rate"] = float(np.mean([m.get("success", 0.0) for m in head.metrics]))
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()

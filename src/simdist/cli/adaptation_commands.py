@@ -33,13 +33,14 @@ def cmd_adapt(args) -> dict:
             grid=args.grid or default_grid(task),
             seed=args.seed,
             initial_data=args.initial_data,
+            evaluate_head=args.evaluate_head,
         ),
         "corrections": lambda _: corrections,
         "finetune": finetune_base,
         "mppi": lambda name: task_planner(task, name),
     }
     sections = configure(args, makers, args.preset, aliases={"loss": "finetune.loss"})
-    return adapt(
+    result = adapt(
         task,
         args.checkpoint,
         args.out,
@@ -52,6 +53,21 @@ def cmd_adapt(args) -> dict:
         corrections=sections["corrections"],
         planner_device=plan_device(args.plan_device),
     )
+    return result if args.json else readable_rounds(result)
+
+
+def readable_rounds(result: dict) -> dict:
+    """Without --json: one line per round (success with its interval and count, the BC head's where evaluated, real
+    minutes so far), not every initial condition; the full result is OUT/adapt_results.json."""
+    rounds = {}
+    for r in result["rounds"]:
+        low, high = r["success_ci95"]
+        line = {"success": f"{r['success_rate']:.2f} [{low:.2f}, {high:.2f}] ({sum(r['successes'])}/{r['episodes']})"}
+        if "head_success_rate" in r:
+            line["BC head"] = f"{r['head_success_rate']:.2f}"
+        rounds[f"round {r['round']}"] = {**line, "real minutes": round(r["real_minutes"], 2)}
+    keep = ("task", "zero_shot_success", "final_success", "real_minutes")
+    return {**{k: result[k] for k in keep}, "rounds": rounds}
 
 
 def cmd_dagger(args) -> dict:
@@ -120,6 +136,12 @@ def _add_adapt(sub) -> None:
     )
     sp.add_argument("--initial-data", help="offline real episodes or demonstrations to finetune on before round 0")
     sp.add_argument("--plan-device", default="cpu", help=PLAN_DEVICE_HELP)
+    sp.add_argument(
+        "--evaluate-head",
+        action="store_true",
+        help="also run each round's BC head alone on the round's initial conditions and report its success beside "
+        "the planner's: as many more real episodes per round, not kept as data",
+    )
     _add_corrections(sp)
 
 
