@@ -103,10 +103,10 @@ def write_run_config(out: str | Path, args: argparse.Namespace, sections: dict[s
     override's content (not only its path). Written when the command completes (or is interrupted with its folder
     made): a bad input writes nothing."""
     physics = getattr(args, "physics", None)
-    arguments = {k: v for k, v in vars(args).items() if k not in NOT_RECORDED}
+    arguments = {k: getattr(v, "path", v) for k, v in vars(args).items() if k not in NOT_RECORDED}
     doc = {
         "command": args.command,
-        "arguments": plain({**arguments, "physics": None if isinstance(physics, dict) else physics}),
+        "arguments": plain({**arguments, "physics": getattr(physics, "path", physics)}),
         "config": {name: plain(cfg) for name, cfg in sections.items()},
         "physics": plain(physics_content(physics)),
     }

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from simdist.data.episodes import read_info
 from simdist.tasks import get_task, task_names
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import PhysicsOverride, read_physics
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
 
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
@@ -64,9 +64,9 @@ def check_arguments(args: argparse.Namespace) -> None:
     for path in _paths(args, "checkpoints"):
         if not Path(path).is_dir():
             raise ValueError(f"checkpoint {path}: no such folder")
-    for name in PHYSICS:
-        for path in _paths(args, name):
-            check_physics_file(path, task, _domain(args), _option(name))
+    for name in PHYSICS:  # read and checked once, here: every command receives a PhysicsOverride, not a path
+        if getattr(args, name, None) is not None:
+            setattr(args, name, read_checked_physics(getattr(args, name), task, _domain(args), _option(name)))
     _check_out(args)
 
 
@@ -76,8 +76,6 @@ def _option(name: str) -> str:
 
 def _paths(args, name: str) -> list[str]:
     value = getattr(args, name, None)
-    if isinstance(value, dict):  # physics from a run_config.yaml: content, checked where it is applied
-        return []
     return [value] if isinstance(value, str) else list(value or ())
 
 
@@ -133,23 +131,27 @@ def _domain(args) -> str:
     return getattr(args, "domain", None) or ("real" if args.command in ("adapt", "compare") else "sim")
 
 
-def check_physics_file(path: str, task=None, domain: str = "sim", option: str = "--physics") -> None:
-    """A physics file must exist, parse (JSON or YAML) and name only the task's physics fields (checked by building
-    the task's environment with it); the message names the file."""
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"{option} {path}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
+def read_checked_physics(physics, task=None, domain: str = "sim", option: str = "--physics") -> PhysicsOverride:
+    """A physics file (or a run_config.yaml's physics mapping) read once into a PhysicsOverride: the file must exist
+    and parse (JSON or YAML), and the values must be the task's physics fields (checked by building the task's
+    environment with them); the message names the file."""
+    if isinstance(physics, (str, Path)):
+        file = Path(physics)
+        if not file.is_file():
+            raise ValueError(f"{option} {physics}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
     try:
-        load_physics_file(file)
+        override = read_physics(physics)
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{option} {path}: {err}") from None
+        raise ValueError(f"{option} {physics}: {err}") from None
     if task is not None:
         try:
-            task.make_env(domain, str(file), seed=0)
+            task.make_env(domain, override, seed=0)
         except (ValueError, KeyError, TypeError) as err:
+            named = override.path or "(from the run config)"
             raise ValueError(
-                f"{option} {path}: {err.args[0] if isinstance(err, KeyError) and err.args else err}"
+                f"{option} {named}: {err.args[0] if isinstance(err, KeyError) and err.args else err}"
             ) from None
+    return override
 
 
 def _check_out(args) -> None:
