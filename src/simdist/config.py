@@ -96,8 +96,8 @@ class ModelConfig:
             raise ValueError(f"head_type must be 'transformer' or 'mlp', got {self.head_type!r}")
 
 
-# ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
-# to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
+# ModelConfig fields a finetune may change (`simdist finetune --set model.FIELD=VALUE`): which context tokens the BC
+# head attends to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
 FINETUNE_MODEL_FIELDS = (
     "policy_sees_actions",
     "policy_sees_history",
@@ -348,8 +348,10 @@ FINETUNE_REGISTRY: Registry[FinetuneConfig] = Registry("finetune", FINETUNE_PRES
 
 
 def model_preset_for(task, preset: str) -> str:
-    """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
-    return for_task("model", preset, legged=bool(task.spec.command_dim))
+    """The pipeline's model preset for a task: command-conditioned tasks are the quadruped's, which need its 25-step
+    horizon even on a CPU (`cpu` → `quadruped-cpu`)."""
+    legged = bool(task.spec.command_dim)
+    return ("quadruped-cpu" if legged else "cpu") if preset == "cpu" else for_task("model", preset, legged)
 
 
 def model_preset(name: str) -> ModelConfig:

@@ -3,8 +3,8 @@
 them all.
 
 Naming: a preset is named by its scale, `cpu` (sized for 2 CPU cores) or `paper` (the paper's), with the robot where a
-kind differs by robot (`quadruped-cpu`, `paper-manipulation`, `paper-quadruped`). A command's `--preset cpu|paper`
-picks each kind's preset for its task through `for_task` (`cpu` → `quadruped-cpu` for a command-conditioned task).
+kind differs by robot (`quadruped-cpu`, `paper-manipulation`, `paper-quadruped`). Every command's `--preset` takes
+`cpu` and `paper` (`for_task` picks the robot's `paper-*` for the command's task) or any preset's full name.
 """
 
 from __future__ import annotations
@@ -68,14 +68,12 @@ def preset(kind: str, name: str) -> Any:
     return registry(kind).get(name)
 
 
-def for_task(kind: str, name: str, legged: bool) -> str:
-    """The name of `kind`'s preset that a command's `--preset name` means for a task: a scale (`cpu`, `paper`) picks
-    the robot's variant where the kind has one (`paper` → `paper-manipulation` or `paper-quadruped`, `cpu` →
-    `quadruped-cpu` for a command-conditioned task); any other name is taken as it is."""
-    table = registry(kind)
-    if name == "cpu":
-        return "quadruped-cpu" if legged and "quadruped-cpu" in table else name
-    if name == "paper" and "paper" not in table:
+def for_task(kind: str, name: str | None, legged: bool) -> str | None:
+    """The name of `kind`'s preset that a command's `--preset paper` means for a task: the robot's variant,
+    `paper-quadruped` for a command-conditioned task, else `paper-manipulation`, where the kind has no `paper` of its
+    own; any other name is taken as it is (`cpu` stays `cpu`: `quadruped-cpu` is asked for by name, except by
+    `simdist run`, whose run preset picks it for a legged task)."""
+    if name == "paper" and "paper" not in registry(kind):
         return "paper-quadruped" if legged else "paper-manipulation"
     return name
 

@@ -39,7 +39,8 @@ def cmd_adapt(args) -> dict:
         "finetune": finetune_base,
         "mppi": lambda name: task_planner(task, name),
     }
-    sections = configure(args, makers, args.preset, aliases={"loss": "finetune.loss"})
+    legged = bool(task.spec.command_dim)
+    sections = configure(args, makers, args.preset, aliases={"loss": "finetune.loss"}, legged=legged)
     result = adapt(
         task,
         args.checkpoint,

@@ -6,6 +6,9 @@ import json
 import os
 from pathlib import Path
 
+import torch
+
+from simdist.adaptation.rounds import physics_setting
 from simdist.baselines.checkpoints import baseline_method, load_baseline_agent
 from simdist.cli.parser import PLAN_DEVICE_HELP, add_alias, add_command, add_set
 from simdist.cli.run_config import configure
@@ -74,8 +77,10 @@ def result_file(out: str | None) -> Path | None:
 
 
 def write_result(target: Path | None, result: dict) -> None:
+    """The result as --json prints it, thread count included."""
     if target is None:
         return
+    result = {**result, "threads": torch.get_num_threads()}
     if target.exists() and not target.is_file():  # a pipe or /dev/stdout: written to, never replaced
         target.write_text(json.dumps(result, indent=2) + "\n")
     else:
@@ -100,7 +105,7 @@ def cmd_select(args) -> dict:
         progress=not args.quiet,
         physics=args.physics,
     )
-    out.update(agent=args.agent, physics=args.physics, inputs=run_inputs(args.physics, planner))
+    out.update(agent=args.agent, physics=physics_setting(args.physics), inputs=run_inputs(args.physics, planner))
     write_result(target, out)
     return out
 
@@ -120,6 +125,7 @@ def cmd_diagnose(args) -> dict:
     sections = _planner(args, task)
     data = load_episodes(args.data)[1] if args.data else None
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     result = diagnose(task, model, sections["mppi"], cfg, physics=args.physics, data=data, progress=not args.quiet)
     result.update(checkpoint=str(args.checkpoint), inputs=run_inputs(args.physics, sections["mppi"]))
     atomic_write_text(out / "diagnosis.json", json.dumps(result, indent=2))

@@ -77,7 +77,8 @@ def cmd_ablate(args) -> dict:
         "finetune": finetune_preset,
         "mppi": lambda name: task_planner(task, name),
     }
-    sections = configure(args, makers, args.preset, aliases={"loss": "train.loss"})
+    legged = bool(task.spec.command_dim)
+    sections = configure(args, makers, args.preset, aliases={"loss": "train.loss"}, legged=legged)
     names = list(ABLATIONS) if args.variants == "all" else [v.strip() for v in args.variants.split(",")]
     settings = AblationSettings(
         trials=args.trials,
@@ -196,7 +197,11 @@ def _add_ablate(sub) -> None:
         help="expert-only variant: a `generate --expert-only` dataset, used up to the "
         "volume of --sim-data (default: the expert episodes of --sim-data, about half its volume)",
     )
-    sp.add_argument("--preset", default="cpu", help="model, train, finetune and MPPI preset")
+    sp.add_argument(
+        "--preset",
+        default="cpu",
+        help="model, train, finetune and MPPI preset: cpu, paper (the task's paper-*), or a preset's name",
+    )
     add_alias(sp, "--mppi", "mppi={}", help="MPPI preset (default: --preset)")
     add_alias(
         sp,

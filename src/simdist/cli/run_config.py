@@ -16,6 +16,7 @@ from simdist.cli.validate import check_sections
 from simdist.data.episodes import atomic_write_text
 from simdist.data.records import physics_content
 from simdist.overrides import split_sets, with_sets
+from simdist.presets import REGISTRIES, for_task
 
 RUN_CONFIG = "run_config.yaml"
 # Namespace entries that are no run input: how it is shown, how it was given, and the parser's own.
@@ -40,11 +41,13 @@ def configure(
     makers: dict[str, Callable[[str | None], Any]],
     preset: str | None = None,
     aliases: dict[str, str] | None = None,
+    legged: bool | None = None,
 ) -> dict[str, Any]:
     """The command's config sections, name → dataclass. Each is made by its maker from a preset name (`--set
     SECTION=NAME`, else `preset`), or read from `--config`'s file where it holds the section, then `--set
     SECTION.FIELD…=VALUE` items apply in command-line order. Every item is checked against the dataclass types
-    here, before any work. `aliases` maps shorthand sections to paths (`{"loss": "train.loss"}`)."""
+    here, before any work. `aliases` maps shorthand sections to paths (`{"loss": "train.loss"}`); `legged` (whether
+    the command's task is command-conditioned) lets `paper` name the robot's `paper-*` preset."""
     chosen, items = {}, []
     for item in getattr(args, "set", None) or []:
         key, sep, value = item.partition("=")
@@ -56,7 +59,10 @@ def configure(
     loaded = getattr(args, "loaded_config", None) or {}
     out = {}
     for name, make in makers.items():
-        base = make(chosen.get(name, preset))
+        chosen_name = chosen.get(name, preset)
+        if legged is not None and name in REGISTRIES:
+            chosen_name = for_task(name, chosen_name, legged)
+        base = make(chosen_name)
         if name in loaded and name not in chosen:
             base = from_tree(base, loaded[name], name)
         out[name] = with_sets(base, sets[name], name)

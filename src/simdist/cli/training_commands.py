@@ -8,6 +8,7 @@ from dataclasses import asdict
 from simdist.cli.parser import add_alias, add_command, add_set
 from simdist.cli.run_config import configure
 from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, finetune_preset, model_preset, train_preset
+from simdist.data.episodes import read_info
 from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task
@@ -25,7 +26,8 @@ def cmd_pretrain(args) -> dict:
     # A warm start keeps the checkpoint's architecture; --set model.* may only add to it (e.g. reconstruction).
     model_base = (lambda _: read_model_config(args.init_from)) if args.init_from else model_preset
     makers = {"model": model_base, "train": train_preset}
-    sections = configure(args, makers, args.preset, aliases={"loss": "train.loss"})
+    legged = bool(read_info(args.data).command_dim)
+    sections = configure(args, makers, args.preset, aliases={"loss": "train.loss"}, legged=legged)
     result = pretrain(
         args.data, args.out, sections["model"], sections["train"], progress=not args.quiet, init_from=args.init_from
     )
@@ -39,7 +41,8 @@ def cmd_pretrain(args) -> dict:
 
 def cmd_finetune(args) -> dict:
     makers = {"finetune": finetune_preset, "model": lambda _: read_model_config(args.checkpoint)}
-    sections = configure(args, makers, args.preset, aliases={"loss": "finetune.loss"})
+    legged = bool(read_info(args.data).command_dim)
+    sections = configure(args, makers, args.preset, aliases={"loss": "finetune.loss"}, legged=legged)
     cfg, pretrained = sections["finetune"], asdict(read_model_config(args.checkpoint))
     changed = {k: v for k, v in asdict(sections["model"]).items() if v != pretrained[k]}
     result = finetune(
@@ -63,7 +66,7 @@ def cmd_finetune(args) -> dict:
 def cmd_refine(args) -> dict:
     task = get_task(args.task)
     makers = {"refine": lambda _: RefineConfig(), "mppi": lambda name: task_planner(task, name or "cpu")}
-    sections = configure(args, makers)
+    sections = configure(args, makers, legged=bool(task.spec.command_dim))
     return refine(
         task, args.checkpoint, args.sim_data, args.out, sections["refine"], sections["mppi"], progress=not args.quiet
     )
@@ -78,7 +81,11 @@ def _add_pretrain(sub) -> None:
     )
     sp.add_argument("--data", required=True)
     sp.add_argument("--out", required=True)
-    sp.add_argument("--preset", default="cpu", help="model and train preset: " + " | ".join(TRAIN_PRESETS))
+    sp.add_argument(
+        "--preset",
+        default="cpu",
+        help="model and train preset: cpu, paper (the task's paper-*), or " + " | ".join(TRAIN_PRESETS),
+    )
     add_alias(
         sp,
         "--steps",
@@ -103,7 +110,11 @@ def _add_finetune(sub) -> None:
     sp.add_argument("--checkpoint", required=True)
     sp.add_argument("--data", required=True, help="a dataset directory of real episodes")
     sp.add_argument("--out", required=True)
-    sp.add_argument("--preset", default="cpu", help="finetune preset: " + " | ".join(FINETUNE_PRESETS))
+    sp.add_argument(
+        "--preset",
+        default="cpu",
+        help="finetune preset: cpu, paper (the task's paper-*), or " + " | ".join(FINETUNE_PRESETS),
+    )
     add_alias(
         sp,
         "--steps",
