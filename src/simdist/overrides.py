@@ -11,7 +11,7 @@ C = TypeVar("C")
 
 _BOOL = {"1": True, "true": True, "0": False, "false": False}
 KINDS: dict[str, Any] = {"int": int, "float": float, "str": str, "bool": lambda v: _BOOL[v.lower()]}
-for _name in ("int", "float"):  # optional fields (e.g. `decay_steps: int | None`) also take `none`
+for _name in ("int", "float", "str"):  # optional fields (e.g. `decay_steps: int | None`) also take `none`
     KINDS[f"{_name} | None"] = (lambda cast: lambda v: None if v.lower() == "none" else cast(v))(KINDS[_name])
 for _name in ("int", "str", "float"):  # comma-separated tuples: `trainable=dynamics,value`, `proprio_hidden=256,256`
     KINDS[f"tuple[{_name}, ...]"] = (lambda cast: lambda v: tuple(cast(x) for x in v.split(",") if x))(KINDS[_name])

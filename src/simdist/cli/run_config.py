@@ -88,6 +88,8 @@ def from_tree(base: Any, data: dict[str, Any], where: str) -> Any:
         raise ValueError(f"{RUN_CONFIG}: config.{where} has unknown field(s) {unknown}; valid: {sorted(names)}")
     changes = {}
     for key, value in data.items():
+        if key in BY_CONTENT:  # a physics override travels as the file's top-level `physics`, read at the edge
+            continue
         current = getattr(base, key)
         if dataclasses.is_dataclass(current) and isinstance(value, dict):
             value = from_tree(current, value, f"{where}.{key}")
