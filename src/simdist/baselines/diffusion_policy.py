@@ -2,13 +2,11 @@
 
 `ChunkDDPM` is the diffusion part alone, conditioned on any feature vector: the Diffusion Policy baseline
 conditions it on its own encoder, benchmarks/peg_diffusion_head.py at commit 28cbc45 on a frozen world model's latent
-and history.
-The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's baseline
-uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
-step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the
-expert-flagged simulation data with a fixed share of each batch. Not adapted online. At run time a chunk is
-sampled by the full reverse DDPM chain and its first `action_steps` actions are executed before replanning
-(receding horizon).
+and history. The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's
+baseline uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
+step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the expert-flagged
+simulation data with a fixed share of each batch. Not adapted online. At run time a chunk is sampled by the full reverse
+DDPM chain and its first `action_steps` actions are executed before replanning (receding horizon).
 """
 
 from __future__ import annotations

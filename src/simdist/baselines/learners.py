@@ -2,8 +2,7 @@
 
 `simdist.experiments.baseline_run` owns the protocol (rounds, budget, evaluation); this module owns what each method
 starts from: single-step BC and Diffusion Policy trained offline, IQL's value pretrained in sim, RLPD's prior data,
-SGFT's
-V_sim, and the rewards the online methods learn from (sparse success in manipulation, SimDist's learned reward on
+SGFT's V_sim, and the rewards the online methods learn from (sparse success in manipulation, SimDist's learned reward on
 the quadruped).
 """
 

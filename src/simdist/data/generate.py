@@ -194,9 +194,8 @@ def generate(
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
     policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit
-    28cbc45); it must
-    be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
-    the dataset's own."""
+    28cbc45); it must be picklable (a module-level function or a partial of one) to reach the worker processes.
+    `notes` are added to the dataset's own."""
     if episodes < 1 or workers < 1:
         raise ValueError(f"generate needs at least one episode and one worker, got {episodes} and {workers}")
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
