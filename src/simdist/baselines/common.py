@@ -66,7 +66,7 @@ class BaselineConfig:
         """The method's preset at scale `name` (`cpu`, `paper`), with `overrides`."""
         if cls not in _METHOD_OF:
             raise KeyError(f"{cls.__name__} has no registered presets")
-        return dataclasses.replace(BASELINE_PRESETS.get(f"{_METHOD_OF[cls]}-{name}"), **overrides)
+        return dataclasses.replace(BASELINE_PRESETS.get(f"{_METHOD_OF[cls].replace('_', '-')}-{name}"), **overrides)
 
     def encoder_config(self) -> ModelConfig:
         name = "paper-manipulation" if self.encoder_preset == "paper" else self.encoder_preset
@@ -81,7 +81,8 @@ def register_baseline_presets(method: str, cls: type, table: dict[str, dict[str,
     """`method`'s presets, one per scale (`cpu`, `paper`), as overrides of `cls`'s defaults: `METHOD-SCALE`."""
     _METHOD_OF[cls] = method
     for scale, overrides in table.items():
-        BASELINE_PRESETS.add(f"{method}-{scale}", lambda overrides=overrides: cls(**overrides))
+        name = f"{method.replace('_', '-')}-{scale}"  # kebab case, as every preset name
+        BASELINE_PRESETS.add(name, lambda overrides=overrides: cls(**overrides))
 
 
 def spec_of(source: Any) -> ModelSpec:

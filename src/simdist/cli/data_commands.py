@@ -16,10 +16,30 @@ from simdist.tasks.registry import check_task
 
 # What `simdist presets` shows of each preset without --json (which shows every field).
 PRESET_KEYS = {
-    "model": ("latent_dim", "history", "horizon", "ffn_dim", "dynamics", "policy", "policy_sees_actions"),
+    "model": (
+        "latent_dim",
+        "history",
+        "horizon",
+        "ffn_dim",
+        "dynamics",
+        "policy",
+        "policy_sees_actions",
+        "policy_sees_history",
+    ),
     "train": ("steps", "batch_size", "lr", "lr_end", "warmup_steps", "decay_steps", "amp", "compile", "cpu_bf16"),
     "finetune": ("steps", "batch_size", "lr", "warmup_steps", "trainable", "sim_replay_fraction"),
-    "mppi": ("samples", "policy_samples", "iterations", "elites", "temperature", "init_std", "prior_weight"),
+    "mppi": (
+        "samples",
+        "policy_samples",
+        "iterations",
+        "elites",
+        "temperature",
+        "init_std",
+        "policy_noise_std",
+        "prior_weight",
+        "compile",
+        "cpu_bf16",
+    ),
     "data": ("expert_prob", "noise_on_steps", "noise_off_steps", "noise_std_range", "never_noise_prob"),
     "baseline": ("encoder_preset", "hidden", "lr", "batch_size"),
     "run": ("episodes", "workers", "rounds", "episodes_per_round", "sim_eval_trials"),
@@ -37,7 +57,7 @@ def cmd_tasks(args) -> dict:
 
 def cmd_presets(args) -> dict:
     """Every kind of preset with its names; the configs' key values (--json: every field)."""
-    out: dict[str, dict] = {"task": {name: "a task (`simdist tasks`)" for name in task_names()}}
+    out: dict = {"task": task_names() if args.json else ", ".join(task_names())}
     for kind, table in REGISTRIES.items():
         if kind == "task":
             continue

@@ -160,7 +160,7 @@ def _check_out(args) -> None:
         return
     path = Path(out)
     if path.exists() and not path.is_dir() and getattr(args, "command", None) not in FILE_OUT:
-        raise ValueError(f"--out {out}: a file, not a folder")  # (commands.py's `_result_file` checks a result file)
+        raise ValueError(f"--out {out}: a file, not a folder")  # (evaluation_commands.result_file checks a result file)
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ValueError(f"--out {out}: {parent} is a file, not a folder")
@@ -168,12 +168,23 @@ def _check_out(args) -> None:
 
 # Config fields that count or share something, as `--set` names them: (least, most); None: no bound.
 FIELD_RANGES = {
-    "train.steps": (1, None), "finetune.steps": (1, None), "refine.steps": (1, None), "dagger.steps": (1, None),
-    "run.finetune_steps": (1, None), "compare.finetune_steps": (1, None), "run.episodes": (1, None),
-    "refine.episodes": (1, None), "run.workers": (1, None), "adapt.episodes_per_round": (1, None),
-    "run.episodes_per_round": (1, None), "adapt.rounds": (0, None), "run.rounds": (0, None),
-    "mppi.prior_weight": (0, None), "compare.prior_weight": (0, None), "finetune.sim_replay_fraction": (0, 1),
-}  # fmt: skip
+    "train.steps": (1, None),
+    "finetune.steps": (1, None),
+    "refine.steps": (1, None),
+    "dagger.steps": (1, None),
+    "run.finetune_steps": (1, None),
+    "compare.finetune_steps": (1, None),
+    "run.episodes": (1, None),
+    "refine.episodes": (1, None),
+    "run.workers": (1, None),
+    "adapt.episodes_per_round": (1, None),
+    "run.episodes_per_round": (1, None),
+    "adapt.rounds": (0, None),
+    "run.rounds": (0, None),
+    "mppi.prior_weight": (0, None),
+    "compare.prior_weight": (0, None),
+    "finetune.sim_replay_fraction": (0, 1),
+}
 
 
 def check_sections(sections: dict) -> None:
