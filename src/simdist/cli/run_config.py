@@ -114,7 +114,7 @@ def write_run_config(out: str | Path, args: argparse.Namespace, sections: dict[s
     arguments = {k: getattr(v, "path", v) for k, v in vars(args).items() if k not in NOT_RECORDED}
     doc = {
         "command": args.command,
-        "arguments": plain({**arguments, "physics": getattr(physics, "path", physics)}),
+        "arguments": plain(arguments),
         "config": {name: plain(cfg) for name, cfg in sections.items()},
         "physics": plain(physics_content(physics)),
     }
