@@ -16,9 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from simdist.eval.rollout import evaluate_grids
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import task_planner
+from simdist.rollout import evaluate_grids
 from simdist.tasks import get_task
 from simdist.tasks.peg_insertion.observation_controller import observation_controller
 from simdist.training.checkpoint import check_model_fits_task, load_model

@@ -70,7 +70,7 @@ def peg_data(r: str) -> Step:
 def quadruped_data(r: str) -> list[Step]:
     """runs/quadruped_data_v2: 1.95 M transitions on the training terrain and 0.77 M on the two courses (about
     12 min on one core); quadruped_data_v3 adds 0.6 M low-friction slope-course transitions (foot mu 0.15-0.4)."""
-    gen = "python -m simdist.tasks.quadruped.generate_batched --envs 64"
+    gen = "python -m simdist.data.quadruped_batched --envs 64"
     one = {"OMP_NUM_THREADS": "1"}
     return [
         Step(
@@ -113,7 +113,7 @@ def quadruped_data_v3(r: str) -> list[Step]:
         Step(
             "slope_lowfric_data",
             sh(
-                "python -m simdist.tasks.quadruped.generate_batched --task slippery-slope "
+                "python -m simdist.data.quadruped_batched --task slippery-slope "
                 "--scene course --physics benchmarks/physics/sim_low_foot_friction.json "
                 f"--envs 64 --transitions 600000 --seed 20 --out {r}/slope_lowfric_data"
             ),

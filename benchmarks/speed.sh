@@ -24,7 +24,7 @@ generate() {  # Alg. 2 transitions per second: the expert, its noised variants a
  **{k: s.get(k) for k in ('episodes', 'steps', 'wall_s', 'episodes_per_s', 'transitions_per_s')}}))" "$1" "$out/gen_$1/stats.json"
   done
   # the quadruped's batched generator (64 environments in one process, one core)
-  OMP_NUM_THREADS=1 python -m simdist.tasks.quadruped.generate_batched --task foam --envs 64 --transitions 50000 \
+  OMP_NUM_THREADS=1 python -m simdist.data.quadruped_batched --task foam --envs 64 --transitions 50000 \
     --seed 0 --out "$out/gen_quadruped" > /dev/null
   python -c "import json, sys; s = json.load(open(sys.argv[1])); print(json.dumps({'task': 'foam (batched, 64 envs)',
  **{k: v for k, v in s.items() if not isinstance(v, (dict, list))}}))" "$out/gen_quadruped/stats.json"

@@ -11,7 +11,8 @@ from simdist.experiments.ablations import ABLATIONS, run_ablations
 from simdist.model.value_td import discounted_targets, follow, value_target_network, value_td_loss, value_td_terms
 from simdist.model.world_model import VALUE
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import finetune, load_windows, set_trainable
+from simdist.training.finetune import finetune, set_trainable
+from simdist.training.train import load_windows
 
 GAMMA = 0.9
 
@@ -219,7 +220,7 @@ def test_ablate_runs_unfreezing_variants_from_one_checkpoint(pretrained, pendulu
 
 
 def test_ablation_plot_shows_progress_with_a_confidence_band(tmp_path):
-    from simdist.eval.report import _mean_ci, write_ablation_plot
+    from simdist.eval.comparison import _mean_ci, write_ablation_plot
 
     mean, ci = _mean_ci({"0": [0.0, 1.0], "1": [0.0, 0.0]})
     assert mean == [0.0, 0.5] and ci[0] == 0.0 and ci[1] == pytest.approx(1.96 * 0.5 / 2**0.5)  # std 0.5 of 2

@@ -5,7 +5,7 @@ import torch
 
 from simdist.baselines.bc import BCConfig, BCLearner
 from simdist.baselines.common import spec_of
-from simdist.experiments.compare import _baseline_overrides
+from simdist.experiments.compare import baseline_overrides
 from simdist.tasks import get_task
 
 
@@ -37,14 +37,19 @@ def test_bc_sensor_noise_needs_a_task_that_documents_it():
 
 
 def test_baseline_set_parses_values_and_rejects_unknown_fields():
-    assert _baseline_overrides(["sensor_noise_scale=1", "steps=500"]) == {"sensor_noise_scale": 1, "steps": 500}
+    # typed by the baseline configs' fields, as every other --set
+    got = baseline_overrides(["sensor_noise_scale=1", "steps=500", "hidden=64,64"])
+    assert got == {"sensor_noise_scale": 1.0, "steps": 500, "hidden": (64, 64)}
+    assert isinstance(got["sensor_noise_scale"], float) and isinstance(got["steps"], int)
     with pytest.raises(KeyError, match="no baseline config has a field 'sensr'"):
-        _baseline_overrides(["sensr=1"])
+        baseline_overrides(["sensr=1"])
     with pytest.raises(ValueError, match="FIELD=VALUE"):
-        _baseline_overrides(["sensor_noise_scale"])
+        baseline_overrides(["sensor_noise_scale"])
+    with pytest.raises(ValueError, match="steps is int; cannot read 'many'"):
+        baseline_overrides(["steps=many"])
 
 
 def test_seed_lists():
-    from simdist.experiments.compare import _seeds
+    from simdist.cli.experiment_commands import parse_seeds as _seeds
 
     assert _seeds("3") == [0, 1, 2] and _seeds("0,4") == [0, 4] and _seeds("2,") == [2]

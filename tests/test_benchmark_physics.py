@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simdist.tasks import get_task
@@ -59,6 +60,14 @@ def test_physics_files_fit_their_tasks_parameters(task: str):
 @pytest.mark.parametrize("task", TASKS)
 def test_one_physics_file_per_task_builds_its_env(task: str):
     path = files_of(task)[0]
-    env = get_task(task).make_env(task_and_domain(path.name)[1], path, seed=0)
-    env.reset(seed=0)
-    env.close()
+    t = get_task(task)
+    env = t.make_env(task_and_domain(path.name)[1], path, seed=0)
+    try:
+        obs, _ = env.reset(seed=0)
+        # the observation the world model reads: every group of the task's spec, finite
+        assert set(t.spec.obs_shapes) <= set(obs), (sorted(obs), sorted(t.spec.obs_shapes))
+        assert all(np.isfinite(np.asarray(obs[g])).all() for g in t.spec.obs_shapes)
+        obs, reward, *_ = env.step(np.zeros(t.spec.action_dim))
+        assert np.isfinite(reward)
+    finally:
+        env.close()

@@ -278,7 +278,7 @@ def test_evaluation_goes_to_out_and_never_into_the_checkpoint(tmp_path, capsys, 
     import stat
     import threading
 
-    from simdist.cli import commands
+    from simdist.cli import evaluation_commands as commands
 
     ckpt = tmp_path / "shipped"
     shutil.copytree(pretrained, ckpt)
@@ -488,10 +488,13 @@ def test_config_overrides_are_typed_and_checked():
             "3",
         ]
     )
-    from simdist.overrides import split_sets
+    from simdist.cli.run_config import configure
     from simdist.tasks import get_task
 
-    cfg = task_planner(get_task("pendulum"), "cpu", split_sets(args.set, {"mppi": None})["mppi"], args.prior_weight)
+    # --prior-weight is an alias of --set mppi.prior_weight=3, applied in command-line order after the preset and the
+    # task's planner_overrides
+    assert args.set == ["mppi.value_weight=0", "mppi.samples=16", "mppi.prior_weight=3.0"]
+    cfg = configure(args, {"mppi": lambda name: task_planner(get_task("pendulum"), name or "cpu")})["mppi"]
     assert (cfg.value_weight, cfg.samples, cfg.prior_weight) == (0.0, 16, 3.0)
     from simdist.config import finetune_preset, with_steps
 
@@ -745,7 +748,8 @@ def test_presets_list_every_kind_with_their_values(capsys):
     from simdist.planning.settings import mppi_preset
 
     out = run_json(capsys, "presets", "--json")
-    assert set(out) == {"model", "train", "finetune", "mppi"}
+    assert set(out) == {"task", "model", "train", "finetune", "mppi", "data", "baseline", "run", "threads"}
+    assert "pendulum" in out["task"] and "bc-cpu" in out["baseline"] and "quadruped" in out["data"]
     assert out["mppi"]["quadruped-cpu"]["prior_weight"] == mppi_preset("quadruped-cpu").prior_weight
     assert out["model"]["paper-quadruped"]["history"] == 25 and "lr" in out["train"]["cpu"]
     assert main(["presets"]) == 0
@@ -753,8 +757,8 @@ def test_presets_list_every_kind_with_their_values(capsys):
     assert "paper-manipulation: latent_dim 64" in text and "dynamics 3x4" in text
 
 
-def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog):
-    args = ["pretrain", "--data", str(tmp_path / "d"), "--out", str(tmp_path / "o")]
+def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog, pendulum_data):
+    args = ["pretrain", "--data", str(pendulum_data), "--out", str(tmp_path / "o")]
     assert main(args + ["--model-set", "history=3"]) == 2
     assert "--model-set FIELD=VALUE is now --set model.FIELD=VALUE" in caplog.text
     assert main(args + ["--set", "modl.history=3"]) == 2
@@ -763,3 +767,15 @@ def test_one_override_syntax_and_clear_errors_for_the_rest(tmp_path, caplog):
     assert "'--set model.histroy=3'" in caplog.text and "'history'" in caplog.text
     assert main(args + ["--set", "mppi.samples=3"]) == 2  # pretraining has no planner
     assert not (tmp_path / "o").exists()
+
+
+def test_adapt_prints_a_line_per_round_and_the_heads_success_when_asked(tmp_path, capsys, pretrained, pendulum_data):
+    argv = ["adapt", "pendulum", "--checkpoint", str(pretrained), "--rounds", "0", "--episodes-per-round", "2"]
+    assert (
+        main([*argv, "--sim-data", str(pendulum_data), "--out", str(tmp_path / "a"), "--evaluate-head", "--quiet"]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "round 0: success 0." in text and "BC head" in text and "initial_conditions" not in text
+    assert len(text) < 600  # a summary, not every initial condition
+    saved = json.loads((tmp_path / "a" / "adapt_results.json").read_text())["rounds"][0]
+    assert 0.0 <= saved["head_success_rate"] <= 1.0 and len(saved["initial_conditions"]) == 2

@@ -58,12 +58,9 @@ def test_run_baseline_on_pendulum_real_domain(method, pendulum_data, tmp_path):
 
 
 def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
-    import argparse
+    from simdist.cli import build_parser
 
-    from simdist.experiments.compare import add_compare_commands
-
-    parser = argparse.ArgumentParser()
-    add_compare_commands(parser.add_subparsers(dest="command"))
+    parser = build_parser()
     args = parser.parse_args(
         [
             "compare",
@@ -89,7 +86,7 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
         )
         with pytest.raises(ValueError, match=why):
             args.fn(args)
-    from simdist.experiments.compare import _seeds
+    from simdist.cli.experiment_commands import parse_seeds as _seeds
 
     assert _seeds("3") == [0, 1, 2] and _seeds("0,") == [0] and _seeds("0,4,7") == [0, 4, 7]
     with pytest.raises(ValueError, match="names no run"):
@@ -97,7 +94,7 @@ def test_compare_command_parses_and_rejects_unknown_methods(tmp_path):
 
 
 def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
-    from simdist.eval.report import write_comparison
+    from simdist.eval.comparison import write_comparison
 
     summary = {
         "bc": {
@@ -125,7 +122,7 @@ def test_comparison_table_shows_progress_for_legged_tasks(tmp_path):
 
 
 def test_comparison_states_simdist_against_the_best_baseline():
-    from simdist.eval.report import comparison_verdict
+    from simdist.eval.comparison import comparison_verdict
 
     def method(final, successes):
         return {"final_success_mean": final, "successes": [successes], "trials": [40]}

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from simdist.adaptation.corrections import CorrectedAgent
-from simdist.config import CorrectionConfig, LossConfig, model_preset
+from simdist.adaptation.corrections import CorrectedAgent, CorrectionConfig
+from simdist.config import LossConfig, model_preset
 from simdist.data.episodes import load_episodes
 from simdist.data.robot_logger import EpisodeLogger
 from simdist.data.windows import WindowDataset
@@ -190,7 +190,7 @@ def test_cli_corrections_clone_the_operator_with_the_anchor(tmp_path, pretrained
 @pytest.mark.parametrize("replay_labels", [True, False])
 def test_replay_labels_decide_whether_sim_windows_train_the_bc_head(tmp_path, pretrained, pendulum_data, replay_labels):
     from simdist.config import FinetuneConfig, with_bc_head
-    from simdist.training.train import finetune
+    from simdist.training.finetune import finetune
 
     task = get_task("pendulum")
     log = EpisodeLogger(tmp_path / "logs", "pendulum", task.spec.obs_shapes, 1, task.spec.control_period_s)

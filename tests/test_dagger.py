@@ -1,4 +1,5 @@
-"""DAgger for the BC head (simdist.adaptation.dagger): labels from the privileged expert, only the head trained, resumable."""
+"""DAgger for the BC head (simdist.adaptation.dagger): labels from the privileged expert, only the head trained,
+resumable."""
 
 import json
 

@@ -11,7 +11,7 @@ from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
 from simdist.planning.settings import MPPIConfig, elite_selection_bias
 from simdist.training.checkpoint import load_model
-from simdist.training.train import finetune
+from simdist.training.finetune import finetune
 
 SPEC = ModelSpec(obs_shapes={"proprio": (3,)}, action_dim=1, action_low=(-1.0,), action_high=(1.0,))
 

@@ -158,3 +158,28 @@ def test_the_reacher_example_reaches_in_both_domains(monkeypatch, fresh_registry
     assert _expert_wins(task, task.initial_conditions("default", 3, seed=0)) == {"sim": [1.0] * 3, "real": [1.0] * 3}
     named = task.make_env("real").named_state()
     assert named["fingertip_mass"] == pytest.approx(0.05) and named["target"].shape == (2,)
+
+
+def test_a_critic_records_what_it_was_fitted_on_and_is_refitted_when_that_changes(tmp_path, monkeypatch, caplog):
+    """A changed reward (or physics, spec, expert) never reuses the old critic silently."""
+    from simdist.experts import fitted_critic
+    from simdist.tasks.gymnasium import task as gym_task
+
+    fits = []
+
+    def fit(task, directory, cfg, fitted_on=None):
+        fits.append(fitted_on)
+        fitted_critic.MLPCritic(3, (4,)).save(directory, {"fitted_on": fitted_on})
+        return 1.0
+
+    monkeypatch.setattr(gym_task, "fit_and_save", fit)
+    task = make_task()
+    task.critic_dir = tmp_path / "critic"
+    task.critic()
+    task.critic()  # the same definition: fitted once
+    assert len(fits) == 1 and json.loads((tmp_path / "critic" / "critic.json").read_text())["fitted_on"] == fits[0]
+    changed = make_task(dense_reward=lambda s, a: -abs(s["pole_angle"]))
+    changed.critic_dir = tmp_path / "critic"
+    changed.critic()
+    assert len(fits) == 2 and fits[1] != fits[0]
+    assert "fitted on another definition of task 'test-cartpole'" in caplog.text

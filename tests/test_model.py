@@ -82,7 +82,8 @@ def test_policy_without_action_history_ignores_past_actions_only(sees_actions):
 def test_a_removed_field_at_its_old_value_still_loads_and_any_other_value_is_refused():
     """Saved configs (checkpoints, recorded run settings) may hold fields removed since, at the value that left them
     off; they read as before. Set to anything else, the config is refused with the field named."""
-    from simdist.config import from_dict, to_dict, without_removed_fields
+    from simdist.config import from_dict, to_dict
+    from simdist.overrides import without_removed_fields
 
     saved = {**to_dict(model_preset("cpu")), "policy_action_dropout": 0.0}
     assert from_dict(ModelConfig, saved) == model_preset("cpu")
@@ -292,8 +293,8 @@ def test_shipped_quadruped_model_walks_in_sim(name, task_name):
     """A shipped quadruped model loads (weights, normaliser, config) and its BC head crosses the sim slope or pads."""
     from pathlib import Path
 
-    from simdist.eval.rollout import rollout
     from simdist.planning.agent import PolicyAgent
+    from simdist.rollout import rollout
     from simdist.tasks.registry import get_task
     from simdist.training.checkpoint import load_model
 

@@ -17,9 +17,11 @@ SPEC = ModelSpec({"proprio": (2,)}, action_dim=2, action_low=(-3.0, -3.0), actio
 def model_with_returns(returns_fn) -> WorldModel:
     torch.manual_seed(0)
     model = WorldModel(model_preset("cpu"), SPEC).eval()
-    model.plan_returns_n = lambda ctx, actions_n, discount, value_weight=1.0, uncertainty_weight=0.0, reference_n=None: (
-        returns_fn(actions_n)
-    )
+
+    def plan_returns_n(ctx, actions_n, discount, value_weight=1.0, uncertainty_weight=0.0, reference_n=None):
+        return returns_fn(actions_n)
+
+    model.plan_returns_n = plan_returns_n
     return model
 
 

@@ -1,6 +1,7 @@
 """No work-history labels in the tree (a numbered working session or period, as the cases below spell): the docs,
-code, help text, checkpoint READMEs, benchmarks and file names say what is true now and where to find it; when something was done
-lives in git and CHANGELOG.md. Scans every file git tracks (text files; file names too) and names each file:line."""
+code, help text, checkpoint READMEs, benchmarks and file names say what is true now and where to find it; when something
+was done lives in git and CHANGELOG.md. Scans every file git tracks (text files; file names too) and names each
+file:line."""
 
 from __future__ import annotations
 

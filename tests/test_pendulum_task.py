@@ -59,7 +59,7 @@ def test_bad_actions_are_rejected():
 
 
 def test_expert_beats_suboptimal_policies_in_sim():
-    from simdist.eval.rollout import PrivilegedAgent, rollout
+    from simdist.rollout import PrivilegedAgent, rollout
 
     task = get_task("pendulum")
     env = task.make_env("sim", seed=0)

@@ -53,7 +53,7 @@ def tasks():
 def bad_values(name: str, default, hint, limit) -> list:
     """Values that the field ``name`` must refuse, from its type, shape and physical range."""
     out: list = [{"nested": 1}]
-    if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType")):
+    if typing.get_origin(hint) in (typing.Union, __import__("types").UnionType):
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     else:
         out.append(None)

@@ -124,7 +124,7 @@ def test_demo_uses_the_shipped_peg_model_and_a_planner_that_exists():
 def test_run_passes_planner_overrides_and_finetune_steps(tmp_path, monkeypatch):
     """`simdist run --set mppi.F=V --finetune-steps N` reach the pipeline; a bad field is refused before any work."""
     import simdist.experiments.pipeline as pipeline
-    from simdist.cli import commands
+    from simdist.cli import pipeline_commands as commands
 
     seen = {}
     monkeypatch.setattr(commands, "run_pipeline", lambda *a, **k: seen.update(k) or {})

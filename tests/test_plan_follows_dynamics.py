@@ -11,8 +11,8 @@ import torch
 from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.config import FinetuneConfig, replace
 from simdist.data.episodes import load_episodes
-from simdist.eval.metrics import latent_prediction_error
 from simdist.experiments.pipeline import run_pipeline
+from simdist.model.metrics import latent_prediction_error
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
 from simdist.tasks import get_task

@@ -45,7 +45,7 @@ def test_setting_is_checked_and_auto_follows_the_capability(monkeypatch):
     with pytest.raises(ValueError, match="cpu_bf16"):
         TrainConfig(cpu_bf16="bf16")
     for has_units in (True, False):
-        monkeypatch.setattr(precision, "cpu_has_bf16_matmul", lambda: has_units)
+        monkeypatch.setattr(precision, "cpu_has_bf16_matmul", lambda has_units=has_units: has_units)
         assert precision.use_cpu_bf16("auto", "cpu") is has_units
         assert precision.use_cpu_bf16("on", "cpu") and not precision.use_cpu_bf16("off", "cpu")
     assert not precision.use_cpu_bf16("on", "meta")  # never off the CPU: a GPU's autocast is TrainConfig.amp

@@ -77,7 +77,7 @@ def test_batched_generator_writes_alg2_episodes(tmp_path):
     """Plumbing only: stub policies (zero actions) and a zero critic; whole episodes in the dataset format."""
     from simdist.data.episodes import load_episodes
     from simdist.data.generate import GenerationConfig
-    from simdist.tasks.quadruped.generate_batched import generate_batched
+    from simdist.data.quadruped_batched import generate_batched
 
     class Stub:
         def __init__(self, name):
@@ -112,8 +112,8 @@ def test_batched_generator_writes_alg2_episodes(tmp_path):
 def test_batched_generation_on_the_course_runs_evaluation_style_trials(tmp_path):
     """--scene course: the P-controller's command, a speed within the task's trial speeds, the trial time limit."""
     from simdist.data.episodes import load_episodes
+    from simdist.data.quadruped_batched import generate_batched
     from simdist.tasks.quadruped.course_env import time_limit_s
-    from simdist.tasks.quadruped.generate_batched import generate_batched
 
     class Still:
         name = "expert"

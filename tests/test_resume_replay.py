@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from simdist.config import replace
-from simdist.eval.rollout import rollout
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig
+from simdist.rollout import rollout
 from simdist.tasks import get_task
 from simdist.training.checkpoint import load_model
 

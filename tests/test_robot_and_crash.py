@@ -212,7 +212,7 @@ def test_logger_files_sort_in_logging_order(tmp_path):
     log = EpisodeLogger(tmp_path, "pendulum", {"proprio": (3,)}, action_dim=1, control_period_s=0.1)
     for n in range(1, 9):  # several episodes end within one second
         log.start()
-        for t in range(n):
+        for _ in range(n):
             log.log({"proprio": np.zeros(3)}, np.zeros(1))
         log.end(success=False)
     assert [len(e) for e in load_episodes(tmp_path)[1]] == list(range(1, 9))
@@ -228,7 +228,8 @@ def test_adapt_loads_the_simulation_replay_once_for_all_rounds(tmp_path, pretrai
     import simdist.adaptation.adapt as adapt_module
     from simdist.cli import main
     from simdist.config import FinetuneConfig
-    from simdist.training.train import finetune, load_windows
+    from simdist.training.finetune import finetune
+    from simdist.training.train import load_windows
 
     loads = []
     monkeypatch.setattr(adapt_module, "load_windows", lambda *a, **k: loads.append(a) or load_windows(*a, **k))

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from simdist.eval.rollout import episode_seed, rollout
+from simdist.rollout import episode_seed, rollout
 from simdist.tasks import get_task
 
 

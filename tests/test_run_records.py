@@ -12,7 +12,8 @@ from simdist.adaptation.dagger.run import dagger_inputs
 from simdist.cli.main import main
 from simdist.config import TrainConfig
 from simdist.experiments.ablations import run_ablations
-from simdist.experiments.baseline_run import BaselineRunConfig, world_model_planner
+from simdist.experiments.baseline_run import world_model_planner
+from simdist.experiments.baseline_settings import BaselineRunConfig
 from simdist.experiments.compare import compare_inputs
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task

@@ -1,6 +1,6 @@
 import pytest
 
-from simdist.eval.rollout import PrivilegedAgent, evaluate_grids, wilson_interval
+from simdist.rollout import PrivilegedAgent, evaluate_grids, wilson_interval
 from simdist.tasks import get_task
 
 

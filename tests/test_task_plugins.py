@@ -117,6 +117,22 @@ def test_an_installed_package_registers_through_its_entry_point(monkeypatch, fre
     assert type(registry.get_task("my-pendulum")).__name__ == "PendulumTask"
 
 
+def test_a_task_file_imports_the_modules_beside_it(monkeypatch, fresh_registry, tmp_path):
+    folder = tmp_path / "my_robot"
+    folder.mkdir()
+    (folder / "my_robot_constants.py").write_text("TASK_NAME = 'sibling-pendulum'\n")
+    (folder / "task.py").write_text(
+        "from my_robot_constants import TASK_NAME\n"
+        "from simdist.tasks.pendulum import PendulumTask\n"
+        "from simdist.tasks.registry import register\n"
+        "register(TASK_NAME, PendulumTask)\n"
+    )
+    monkeypatch.setattr(registry.sys, "path", list(registry.sys.path))  # restored afterwards
+    monkeypatch.setenv(registry.MODULES_ENV, str(folder / "task.py"))
+    assert "sibling-pendulum" in registry.task_names()
+    assert type(registry.get_task("sibling-pendulum")).__name__ == "PendulumTask"
+
+
 def test_a_task_module_that_cannot_be_found_is_named(monkeypatch, fresh_registry, tmp_path):
     monkeypatch.setenv(registry.MODULES_ENV, str(tmp_path / "missing.py"))
     with pytest.raises(FileNotFoundError, match="missing.py, which is not a file"):

@@ -8,7 +8,8 @@ from safetensors.torch import save_file
 from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import finetune, lr_at, pretrain
+from simdist.training.finetune import finetune
+from simdist.training.train import lr_at, pretrain
 
 
 def test_lr_schedule_warmup_then_cosine():
@@ -214,7 +215,7 @@ def test_finetune_adds_sensor_noise_to_a_model_pretrained_without_it(pretrained,
             progress=False,
             model_overrides={"sensor_noise_scale": 1.0},
         )
-    monkeypatch.setattr(train, "_sensor_noise_std", lambda task: {"proprio": (0.1, 0.2, 0.3)})
+    monkeypatch.setattr(train, "sensor_noise_std_of", lambda task: {"proprio": (0.1, 0.2, 0.3)})
     finetune(
         pretrained,
         pendulum_data,

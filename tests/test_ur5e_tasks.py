@@ -12,7 +12,7 @@ import pytest
 from simdist.tasks import PROPRIO_KEY, get_task
 from simdist.tasks.peg_insertion.layout import PROPRIO as PEG_PROPRIO
 from simdist.tasks.table_leg.layout import PROPRIO as LEG_PROPRIO
-from simdist.tasks.ur5e.env import ControlConfig, next_setpoint
+from simdist.tasks.ur5e.actions import ControlConfig, next_setpoint
 from simdist.tasks.ur5e.rollout import run_episode
 
 TASKS = ("peg-insertion", "table-leg")

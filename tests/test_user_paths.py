@@ -99,11 +99,19 @@ def test_a_run_interrupted_while_generating_generates_again(tmp_path, monkeypatc
 
 
 def test_every_commands_help_renders():
+    """Every command's --help renders and names each of its options."""
+    seen = []
+
     def walk(parser):
-        parser.format_help()
+        text = parser.format_help()
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
-                for sub in action.choices.values():
+                for name, sub in action.choices.items():
+                    assert name in text, f"{parser.prog}: --help does not list {name}"
                     walk(sub)
+            for flag in action.option_strings:
+                assert flag in text, f"{parser.prog}: --help does not show {flag}"
+        seen.append(parser.prog)
 
     walk(build_parser())
+    assert {"simdist run", "simdist adapt", "simdist compare", "simdist dagger", "simdist expert eval"} <= set(seen)

@@ -9,8 +9,8 @@ import pytest
 from simdist.config import replace
 from simdist.eval import video
 from simdist.eval.report import write_report
-from simdist.eval.rollout import PrivilegedAgent
 from simdist.planning.settings import mppi_preset
+from simdist.rollout import PrivilegedAgent
 from simdist.tasks import get_task
 
 SMALL = video.VideoConfig(width=80, height=60, fps=10.0, max_seconds=1.0)
@@ -85,7 +85,7 @@ def test_records_pendulum_frames(tmp_path):
 
 def test_whole_episode_clip_reports_the_task_outcome(tmp_path):
     _backend_or_skip()
-    from simdist.eval.rollout import rollout
+    from simdist.rollout import rollout
 
     task = get_task("pendulum")
     for ic in [(0.8, 0.5), (-0.3, 0.0)]:  # with these seeds the expert succeeds in one, fails in the other

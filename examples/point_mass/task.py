@@ -12,8 +12,8 @@ dense reward          = −|goal − position| − 0.1 |velocity| − 0.01 |acti
 success (per step)    = within AT_GOAL_M of the goal and slower than AT_GOAL_SPEED; the episode succeeds when
                         its last HOLD_S are all at the goal.
 
-Use it without installing anything (`python benchmarks/reproduce.py point-mass` reruns its results; the expert critic is kept in critic/ beside this
-file, fitted on first use in 4 s if it is missing):
+Use it without installing anything (`python benchmarks/reproduce.py point-mass` reruns its results; the expert critic is
+kept in critic/ beside this file, fitted on first use in 4 s if it is missing):
 
     SIMDIST_TASK_MODULES=examples/point_mass/task.py simdist run point-mass --preset cpu --set mppi.init_std=0.1 \
         --finetune-steps 2000 --rounds 4 --out runs/point_mass_example

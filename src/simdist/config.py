@@ -11,7 +11,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, TypeVar
 
+from simdist.overrides import from_dict
 from simdist.precision import check_cpu_bf16
+from simdist.presets import Registry, for_task
 
 C = TypeVar("C")
 
@@ -94,8 +96,8 @@ class ModelConfig:
             raise ValueError(f"head_type must be 'transformer' or 'mlp', got {self.head_type!r}")
 
 
-# ModelConfig fields a finetune may change (`simdist finetune --model-set`): which context tokens the BC head attends
-# to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
+# ModelConfig fields a finetune may change (`simdist finetune --set model.FIELD=VALUE`): which context tokens the BC
+# head attends to and the training-time input noise, read at every forward pass; none changes a parameter's shape.
 FINETUNE_MODEL_FIELDS = (
     "policy_sees_actions",
     "policy_sees_history",
@@ -168,6 +170,17 @@ class TrainConfig:
             object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
         check_cpu_bf16(self.cpu_bf16)
 
+    def with_overrides(self, changes: dict[str, Any]) -> TrainConfig:
+        """`--set train.…`: a new `steps` keeps the schedule's shape (warmup at most 10 % of the run, decay over the
+        run, a checkpoint at least every quarter) unless the same override sets those fields."""
+        cfg = dataclasses.replace(self, **changes)
+        if "steps" in changes:
+            shape = dict(decay_steps=cfg.steps, checkpoint_every=min(cfg.checkpoint_every, max(1, cfg.steps // 4)))
+            cfg = dataclasses.replace(
+                with_steps(cfg, cfg.steps), **{k: v for k, v in shape.items() if k not in changes}
+            )
+        return cfg
+
 
 @dataclass(frozen=True)
 class FinetuneConfig:
@@ -211,20 +224,10 @@ class FinetuneConfig:
         if isinstance(self.loss, dict):
             object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
 
-
-@dataclass(frozen=True)
-class CorrectionConfig:
-    """Operator corrections during adaptation (corrections.py); the rate and length drive the simulated operator."""
-
-    episodes_per_round: int = 0  # corrected episodes after each round's evaluation episodes (0: plain Alg. 1)
-    takeover_rate_hz: float = 0.5  # chance per second of robot control that the operator takes over
-    takeover_s: float = 1.0  # length of each takeover
-
-    def __post_init__(self) -> None:
-        if self.episodes_per_round < 0 or self.takeover_rate_hz < 0 or self.takeover_s <= 0:
-            raise ValueError(
-                f"corrections need episodes_per_round >= 0, takeover_rate_hz >= 0 and takeover_s > 0, got {self}"
-            )
+    def with_overrides(self, changes: dict[str, Any]) -> FinetuneConfig:
+        """`--set finetune.…`: a new `steps` keeps the warmup within 10 % of the run, as TrainConfig's."""
+        cfg = dataclasses.replace(self, **changes)
+        return with_steps(cfg, cfg.steps) if "steps" in changes and "warmup_steps" not in changes else cfg
 
 
 # --------------------------------------------------------------------------------------------- presets
@@ -290,6 +293,7 @@ MODEL_PRESETS: dict[str, Callable[[], ModelConfig]] = {
         cnn_projection_hidden=(192, 128),
     ),
 }
+MODEL_REGISTRY: Registry[ModelConfig] = Registry("model", MODEL_PRESETS)
 
 TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
     "cpu": lambda: TrainConfig(steps=3000, batch_size=64, lr=1e-3, lr_end=2e-4, warmup_steps=200),
@@ -325,6 +329,7 @@ TRAIN_PRESETS: dict[str, Callable[[], TrainConfig]] = {
         amp=True,
     ),
 }
+TRAIN_REGISTRY: Registry[TrainConfig] = Registry("train", TRAIN_PRESETS)
 
 FINETUNE_PRESETS: dict[str, Callable[[], FinetuneConfig]] = {
     # Tuned on the pendulum: real-only finetuning on ~1 robot minute of closed-loop data lost the dynamics'
@@ -339,71 +344,30 @@ FINETUNE_PRESETS: dict[str, Callable[[], FinetuneConfig]] = {
     "paper-manipulation": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
     "paper-quadruped": lambda: FinetuneConfig(steps=20_000, warmup_steps=2000),
 }
-
-
-def named_preset(table: dict[str, Callable[[], C]], kind: str, name: str) -> C:
-    if name not in table:
-        raise KeyError(f"unknown {kind} preset {name!r}; valid presets: {sorted(table)}")
-    return table[name]()
+FINETUNE_REGISTRY: Registry[FinetuneConfig] = Registry("finetune", FINETUNE_PRESETS)
 
 
 def model_preset_for(task, preset: str) -> str:
-    """Command-conditioned tasks are the quadruped's: they need its 25-step horizon even on a CPU."""
+    """The pipeline's model preset for a task: command-conditioned tasks are the quadruped's, which need its 25-step
+    horizon even on a CPU (`cpu` → `quadruped-cpu`)."""
     legged = bool(task.spec.command_dim)
-    if preset == "cpu":
-        return "quadruped-cpu" if legged else "cpu"
-    return "paper-quadruped" if legged else "paper-manipulation"
+    return ("quadruped-cpu" if legged else "cpu") if preset == "cpu" else for_task("model", preset, legged)
 
 
 def model_preset(name: str) -> ModelConfig:
-    return named_preset(MODEL_PRESETS, "model", name)
+    return MODEL_REGISTRY.get(name)
 
 
 def train_preset(name: str) -> TrainConfig:
-    return named_preset(TRAIN_PRESETS, "train", name)
+    return TRAIN_REGISTRY.get(name)
 
 
 def finetune_preset(name: str) -> FinetuneConfig:
-    return named_preset(FINETUNE_PRESETS, "finetune", name)
+    return FINETUNE_REGISTRY.get(name)
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:
     return dataclasses.asdict(cfg)
-
-
-# Fields removed because they changed nothing measured, with the value that left them off: a saved config (a
-# checkpoint's config.json, a run's recorded settings) that holds one at that value reads as before.
-# policy_action_dropout: the BC head followed the past actions anyway, closed loop unchanged on both arm tasks
-# (docs/tasks/peg-insertion.md); bc_mu: no companding setting helped Peg Insertion's BC (same page).
-REMOVED_FIELDS: dict[str, dict[str, Any]] = {
-    "ModelConfig": {"policy_action_dropout": 0.0},
-    "LossConfig": {"bc_mu": 0.0},
-}
-
-
-def without_removed_fields(data: Any) -> Any:
-    """`data` (nested dicts and lists, e.g. recorded settings) without the removed fields still at their old value."""
-    gone = {k: v for fields in REMOVED_FIELDS.values() for k, v in fields.items()}
-    if isinstance(data, dict):
-        return {k: without_removed_fields(v) for k, v in data.items() if not (k in gone and v == gone[k])}
-    return [without_removed_fields(v) for v in data] if isinstance(data, list) else data
-
-
-def from_dict(cls: type[C], data: dict[str, Any]) -> C:
-    """Build a config dataclass from a dict, with a clear error on unknown or missing keys. A removed field at the
-    value that left it off is dropped; set to anything else, it is an error naming it."""
-    removed = REMOVED_FIELDS.get(cls.__name__, {})
-    if set_removed := sorted(k for k in set(data) & set(removed) if data[k] != removed[k]):
-        raise KeyError(
-            f"{cls.__name__} field(s) {set_removed} were removed (they changed nothing measured); this "
-            f"config sets them to {[data[k] for k in set_removed]}"
-        )
-    data = {k: v for k, v in data.items() if k not in removed}
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise KeyError(f"unknown {cls.__name__} field(s) {unknown}; valid fields: {sorted(names)}")
-    return cls(**data)
 
 
 def replace(cfg: C, **changes: Any) -> C:
@@ -424,21 +388,3 @@ def with_steps(cfg: C, steps: int) -> C:
     """A training or finetuning config shortened (or lengthened) to `steps`, keeping the preset's schedule shape:
     its warmup, capped at 10 % of the run."""
     return dataclasses.replace(cfg, steps=steps, warmup_steps=min(cfg.warmup_steps, steps // 10))
-
-
-__all__ = [
-    "AttentionStack",
-    "ModelConfig",
-    "FINETUNE_MODEL_FIELDS",
-    "POLICY_SHAPE_FIELDS",
-    "LossConfig",
-    "TrainConfig",
-    "FinetuneConfig",
-    "model_preset",
-    "train_preset",
-    "finetune_preset",
-    "from_dict",
-    "to_dict",
-    "replace",
-    "with_steps",
-]

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from simdist.adaptation.corrections import collect_corrections, operator_share
+from simdist.adaptation.corrections import CorrectionConfig, collect_corrections, operator_share
 from simdist.adaptation.rounds import (
     initial_condition_to_json,
     physics_setting,
@@ -38,7 +38,7 @@ from simdist.adaptation.rounds import (
     round_model_dir,
     round_progress,
 )
-from simdist.config import CorrectionConfig, FinetuneConfig, replace
+from simdist.config import FinetuneConfig, replace
 from simdist.data.episodes import (
     DatasetInfo,
     atomic_write_text,
@@ -50,14 +50,18 @@ from simdist.data.episodes import (
     write_episodes,
 )
 from simdist.data.records import changed_inputs, input_hashes, run_inputs
-from simdist.eval.metrics import latent_prediction_error
-from simdist.eval.rollout import rollout, wilson_interval
-from simdist.planning.agent import MPPIAgent
+from simdist.model.metrics import latent_prediction_error
+from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import MPPIConfig
+from simdist.rollout import rollout, wilson_interval
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import default_device, finetune, load_windows
+from simdist.training.finetune import finetune
+from simdist.training.train import default_device, load_windows
 
 log = logging.getLogger(__name__)
+
+
+HEAD_STREAM = 1  # the BC head's evaluation episodes: a seed stream of their own
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ class AdaptConfig:
     grid: str = "default"  # or "all": the M episodes of a round are split evenly over the task's grids
     seed: int = 0
     initial_data: str | None = None  # optional offline real episodes or demonstrations (Alg. 1, line 1)
+    # Also run each round's model's BC head alone on the round's initial conditions and report its success beside
+    # the planner's: as many more real episodes per round (robot time on a robot), not kept as finetuning data.
+    evaluate_head: bool = False
 
 
 def _by_grid(labels: list[str], metrics: list[dict]) -> dict[str, dict[str, float]]:
@@ -113,8 +120,9 @@ def adapt(
     spec = task.spec
     if cfg.rounds and ft.sim_replay_fraction > 0 and sim_data is None:  # refused now, not after round 0's episodes
         raise ValueError(
-            f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): "
-            "give --sim-data, or --sim-replay 0 to finetune on real data alone"
+            f"finetuning replays simulation data (sim_replay_fraction {ft.sim_replay_fraction}): pass --sim-data "
+            "DATASET, the model's simulation dataset (e.g. `simdist generate TASK --episodes 200 --out DATASET`), "
+            "or --sim-replay 0 to finetune on real data alone"
         )
     pretrained_model = ckpt.load_model(pretrained)  # a wrong checkpoint is refused before anything is written
     ckpt.check_model_fits_task(pretrained_model, task, pretrained)
@@ -133,6 +141,7 @@ def adapt(
             "finetune.replay_labels",
             "finetune.policy_anchor",
             "finetune.tail_windows",
+            "adapt.evaluate_head",
         ),
     )
     # everything else that can refuse the run, before anything is written
@@ -191,6 +200,9 @@ def adapt(
         row = _round_row(task, j, episodes, metrics, ics, data_dir, grid_labels if cfg.grid == "all" else None)
         if corrected:
             row["corrected_episodes"], row["operator_share"] = len(corrected), operator_share(corrected)
+        if cfg.evaluate_head:  # its own episode seeds: the planner's episodes are the same with or without it
+            head = rollout(task, env, PolicyAgent(model), ics, seed=(cfg.seed, j, HEAD_STREAM), source=f"head-{j}")
+            row["head_success_rate"] = float(np.mean([m.get("success", 0.0) for m in head.metrics]))
         if model_dir != Path(pretrained):  # episodes not in model_j's finetuning data: a held-out test (Fig. 8a)
             row["latent_error_pretrained"] = latent_prediction_error(pretrained_model, episodes).tolist()
             row["latent_error_finetuned"] = latent_prediction_error(model, episodes).tolist()

@@ -14,16 +14,31 @@ over at random moments: `takeover_rate_hz` per second of robot control, for `tak
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from simdist.adaptation.demonstrations import teleoperator
 from simdist.adaptation.rounds import round_initial_conditions
-from simdist.config import CorrectionConfig
 from simdist.data.episodes import episode_files, read_episode_file, read_info, write_episodes
-from simdist.eval.rollout import Agent, PrivilegedAgent, reseed_agent, rollout
+from simdist.rollout import Agent, PrivilegedAgent, reseed_agent, rollout
+
+
+@dataclass(frozen=True)
+class CorrectionConfig:
+    """Operator corrections during adaptation ; the rate and length drive the simulated operator."""
+
+    episodes_per_round: int = 0  # corrected episodes after each round's evaluation episodes (0: plain Alg. 1)
+    takeover_rate_hz: float = 0.5  # chance per second of robot control that the operator takes over
+    takeover_s: float = 1.0  # length of each takeover
+
+    def __post_init__(self) -> None:
+        if self.episodes_per_round < 0 or self.takeover_rate_hz < 0 or self.takeover_s <= 0:
+            raise ValueError(
+                f"corrections need episodes_per_round >= 0, takeover_rate_hz >= 0 and takeover_s > 0, got {self}"
+            )
+
 
 CORRECTION_SEED_OFFSET = 20_011  # corrected episodes start from initial conditions the evaluation never uses
 # FinetuneConfig.policy_anchor for `simdist adapt --corrected-episodes`: without it a few minutes of corrections broke

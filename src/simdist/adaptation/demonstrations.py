@@ -13,7 +13,7 @@ from pathlib import Path
 
 from simdist.adaptation.rounds import round_initial_conditions
 from simdist.data.episodes import DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
-from simdist.eval.rollout import PrivilegedAgent, rollout
+from simdist.rollout import PrivilegedAgent, rollout
 
 log = logging.getLogger(__name__)
 DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide with the evaluation ones

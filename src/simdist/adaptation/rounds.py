@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.config import without_removed_fields
+from simdist.overrides import without_removed_fields
+from simdist.tasks.physics_files import read_physics
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +29,9 @@ def initial_condition_to_json(ic):
 
 
 def physics_setting(physics) -> str | dict | None:
-    """How a physics override (file path or dict) is recorded in a run's settings."""
-    return physics if physics is None or isinstance(physics, dict) else str(physics)
+    """How a physics override is recorded in a run's settings: its file's path, or its values where it had none."""
+    override = read_physics(physics)
+    return None if override is None else override.path if override.path is not None else override.values
 
 
 def refuse_other_settings(

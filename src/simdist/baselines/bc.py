@@ -11,7 +11,7 @@ import dataclasses
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -22,6 +22,7 @@ from simdist.baselines.common import (
     BaselineConfig,
     load_weights,
     read_checkpoint_config,
+    register_baseline_presets,
     save_checkpoint,
 )
 from simdist.baselines.replay import SymmetricSampler, TransitionBuffer, sparse_success
@@ -40,10 +41,12 @@ class BCConfig(BaselineConfig):
     # × the task's sensor noise added to the training observations (raw units), as SimDist's `sensor_noise_scale`
     sensor_noise_scale: float = 0.0
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(encoder_preset="cpu", hidden=(128, 128), lr=1e-3, batch_size=128, steps=1000),
-        "paper": dict(encoder_preset="paper", hidden=(256, 256), lr=3e-4, batch_size=256, steps=100_000),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(encoder_preset="cpu", hidden=(128, 128), lr=1e-3, batch_size=128, steps=1000),
+    "paper": dict(encoder_preset="paper", hidden=(256, 256), lr=3e-4, batch_size=256, steps=100_000),
+}
+register_baseline_presets(METHOD, BCConfig, PRESETS)
 
 
 class BCLearner:

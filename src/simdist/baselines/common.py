@@ -17,7 +17,7 @@ import logging
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, TypeVar
+from typing import Any, Mapping, TypeVar
 
 import numpy as np
 import torch
@@ -29,6 +29,7 @@ from simdist.config import ModelConfig, from_dict, model_preset
 from simdist.model.encoders import ObservationEncoder
 from simdist.model.normalizer import Normalizer
 from simdist.model.world_model import ModelSpec
+from simdist.presets import Registry
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ C = TypeVar("C", bound="BaselineConfig")
 # ------------------------------------------------------------------------------------------- configs
 @dataclass(frozen=True)
 class BaselineConfig:
-    """Fields every baseline shares. Subclasses add their own and a `PRESETS` table of overrides."""
+    """Fields every baseline shares. Subclasses add their own; each method registers its presets
+    (`register_baseline_presets`: `bc-cpu`, `bc-paper`, …) in the one registry."""
 
     encoder_preset: str = "cpu"  # a simdist model preset: the encoder is built exactly as SimDist's
     hidden: tuple[int, ...] = (256, 256)  # MLP head widths (RLPD/IQL: 2×256)
@@ -54,8 +56,6 @@ class BaselineConfig:
     # BC trains only the mean, and an untrained log-std head explores with std ≈ 1, the whole action range.
     bc_start_std: float = 0.05
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {"cpu": {}, "paper": {}}
-
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):  # JSON gives lists; keep tuples so configs stay hashable
             if isinstance(getattr(self, f.name), list):
@@ -63,13 +63,26 @@ class BaselineConfig:
 
     @classmethod
     def preset(cls: type[C], name: str, **overrides: Any) -> C:
-        if name not in cls.PRESETS:
-            raise KeyError(f"unknown {cls.__name__} preset {name!r}; valid presets: {sorted(cls.PRESETS)}")
-        return cls(**{**cls.PRESETS[name], **overrides})
+        """The method's preset at scale `name` (`cpu`, `paper`), with `overrides`."""
+        if cls not in _METHOD_OF:
+            raise KeyError(f"{cls.__name__} has no registered presets")
+        return dataclasses.replace(BASELINE_PRESETS.get(f"{_METHOD_OF[cls].replace('_', '-')}-{name}"), **overrides)
 
     def encoder_config(self) -> ModelConfig:
         name = "paper-manipulation" if self.encoder_preset == "paper" else self.encoder_preset
         return model_preset(name)
+
+
+BASELINE_PRESETS: Registry[BaselineConfig] = Registry("baseline")
+_METHOD_OF: dict[type, str] = {}
+
+
+def register_baseline_presets(method: str, cls: type, table: dict[str, dict[str, Any]]) -> None:
+    """`method`'s presets, one per scale (`cpu`, `paper`), as overrides of `cls`'s defaults: `METHOD-SCALE`."""
+    _METHOD_OF[cls] = method
+    for scale, overrides in table.items():
+        name = f"{method.replace('_', '-')}-{scale}"  # kebab case, as every preset name
+        BASELINE_PRESETS.add(name, lambda overrides=overrides: cls(**overrides))
 
 
 def spec_of(source: Any) -> ModelSpec:

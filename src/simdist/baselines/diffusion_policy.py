@@ -1,13 +1,12 @@
 """A small Diffusion Policy (Chi et al. 2023): DDPM over action chunks, conditioned on SimDist's encoder.
 
 `ChunkDDPM` is the diffusion part alone, conditioned on any feature vector: the Diffusion Policy baseline
-conditions it on its own encoder, benchmarks/peg_diffusion_head.py at commit 28cbc45 on a frozen world model's latent and history.
-The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's baseline
-uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
-step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the
-expert-flagged simulation data with a fixed share of each batch. Not adapted online. At run time a chunk is
-sampled by the full reverse DDPM chain and its first `action_steps` actions are executed before replanning
-(receding horizon).
+conditions it on its own encoder, benchmarks/peg_diffusion_head.py at commit 28cbc45 on a frozen world model's latent
+and history. The denoiser is an MLP ε(x_k, k, c) over a flattened chunk of `chunk` unit-space actions (the paper's
+baseline uses a U-Net; an MLP keeps the CPU preset small), with Chi et al.'s squared-cosine noise schedule, whose last
+step is pure noise at any number of steps. Trained on real demonstrations, optionally co-trained on the expert-flagged
+simulation data with a fixed share of each batch. Not adapted online. At run time a chunk is sampled by the full reverse
+DDPM chain and its first `action_steps` actions are executed before replanning (receding horizon).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -30,6 +29,7 @@ from simdist.baselines.common import (
     mlp,
     obs_to_tensors,
     read_checkpoint_config,
+    register_baseline_presets,
     save_checkpoint,
 )
 from simdist.data.episodes import Episode
@@ -51,28 +51,30 @@ class DiffusionConfig(BaselineConfig):
     cotrain_sim: bool = False  # mix expert-flagged simulation chunks into each batch
     sim_fraction: float = 0.5  # their share of the batch when co-training
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(
-            encoder_preset="cpu",
-            hidden=(256, 256),
-            lr=1e-3,
-            batch_size=64,
-            chunk=8,
-            action_steps=4,
-            diffusion_steps=20,
-            steps=1500,
-        ),
-        "paper": dict(
-            encoder_preset="paper",
-            hidden=(512, 512, 512),
-            lr=1e-4,
-            batch_size=256,
-            chunk=16,
-            action_steps=8,
-            diffusion_steps=100,
-            steps=100_000,
-        ),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(
+        encoder_preset="cpu",
+        hidden=(256, 256),
+        lr=1e-3,
+        batch_size=64,
+        chunk=8,
+        action_steps=4,
+        diffusion_steps=20,
+        steps=1500,
+    ),
+    "paper": dict(
+        encoder_preset="paper",
+        hidden=(512, 512, 512),
+        lr=1e-4,
+        batch_size=256,
+        chunk=16,
+        action_steps=8,
+        diffusion_steps=100,
+        steps=100_000,
+    ),
+}
+register_baseline_presets(METHOD, DiffusionConfig, PRESETS)
 
 
 class ChunkDataset:

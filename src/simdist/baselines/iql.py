@@ -15,7 +15,7 @@ import copy
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,6 +29,7 @@ from simdist.baselines.common import (
     load_weights,
     polyak,
     read_checkpoint_config,
+    register_baseline_presets,
     save_checkpoint,
 )
 from simdist.baselines.replay import TransitionBuffer
@@ -48,15 +49,15 @@ class IQLConfig(BaselineConfig):
     offline_steps: int = 1_000_000
     max_updates_per_round: int | None = None  # online: one update per new real step (CORL); None = no cap
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(
-            encoder_preset="cpu", hidden=(128, 128), batch_size=64, offline_steps=1000, max_updates_per_round=200
-        ),
-        # Sparse-success manipulation resembles adroit/antmaze more than locomotion: τ 0.8, β 3 (adroit finetune).
-        "paper": dict(
-            encoder_preset="paper", hidden=(256, 256), batch_size=256, expectile=0.8, beta=3.0, offline_steps=1_000_000
-        ),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, offline_steps=1000, max_updates_per_round=200),
+    # Sparse-success manipulation resembles adroit/antmaze more than locomotion: τ 0.8, β 3 (adroit finetune).
+    "paper": dict(
+        encoder_preset="paper", hidden=(256, 256), batch_size=256, expectile=0.8, beta=3.0, offline_steps=1_000_000
+    ),
+}
+register_baseline_presets(METHOD, IQLConfig, PRESETS)
 
 
 def expectile_loss(diff: torch.Tensor, expectile: float) -> torch.Tensor:

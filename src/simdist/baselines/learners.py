@@ -1,8 +1,8 @@
 """Building each baseline's learner from the simulation data (and demonstrations) before its real episodes.
 
 `simdist.experiments.baseline_run` owns the protocol (rounds, budget, evaluation); this module owns what each method
-starts from: single-step BC and Diffusion Policy trained offline, IQL's value pretrained in sim, RLPD's prior data, SGFT's
-V_sim, and the rewards the online methods learn from (sparse success in manipulation, SimDist's learned reward on
+starts from: single-step BC and Diffusion Policy trained offline, IQL's value pretrained in sim, RLPD's prior data,
+SGFT's V_sim, and the rewards the online methods learn from (sparse success in manipulation, SimDist's learned reward on
 the quadruped).
 """
 

@@ -207,7 +207,7 @@ class TransitionBuffer:
         cat = lambda get: np.concatenate([get(p) for p in parts])  # noqa: E731
         shifted = lambda name: np.concatenate([getattr(p, name) + o for p, o in zip(parts, offsets)])  # noqa: E731
         return TransitionBuffer(
-            {g: cat(lambda p: p.rows[g]) for g in self.rows},
+            {g: cat(lambda p: p.rows[g]) for g in self.rows},  # noqa: B023 (called at once)
             shifted("obs_row"),
             shifted("next_row"),
             cat(lambda p: p.action),

@@ -17,7 +17,7 @@ import copy
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import torch
@@ -30,6 +30,7 @@ from simdist.baselines.common import (
     load_weights,
     polyak,
     read_checkpoint_config,
+    register_baseline_presets,
     save_checkpoint,
 )
 from simdist.baselines.replay import SymmetricSampler
@@ -65,10 +66,12 @@ class SACConfig(BaselineConfig):
     # not the data's actions, as the reference.
     anchor_weight: float = 0.0
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, utd_ratio=4, max_updates_per_round=100),
-        "paper": dict(encoder_preset="paper", hidden=(256, 256), batch_size=256, utd_ratio=20),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(encoder_preset="cpu", hidden=(128, 128), batch_size=64, utd_ratio=4, max_updates_per_round=100),
+    "paper": dict(encoder_preset="paper", hidden=(256, 256), batch_size=256, utd_ratio=20),
+}
+register_baseline_presets(METHOD, SACConfig, PRESETS)
 
 
 class SACLearner:

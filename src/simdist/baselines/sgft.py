@@ -17,12 +17,19 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import torch
 
-from simdist.baselines.common import BaselineConfig, ValueNet, load_weights, read_checkpoint_config, save_checkpoint
+from simdist.baselines.common import (
+    BaselineConfig,
+    ValueNet,
+    load_weights,
+    read_checkpoint_config,
+    register_baseline_presets,
+    save_checkpoint,
+)
 from simdist.baselines.replay import TransitionBuffer
 from simdist.baselines.rlpd import SACConfig, SACLearner
 from simdist.model.normalizer import STD_FLOOR
@@ -41,31 +48,33 @@ class SGFTConfig(SACConfig):
     potential_scale: float = 1.0  # multiplies V_sim (its units are the simulation's dense reward)
     value_fit_steps: int = 20_000  # regression of V_sim on the simulation labels
 
-    PRESETS: ClassVar[dict[str, dict[str, Any]]] = {
-        "cpu": dict(
-            encoder_preset="cpu",
-            hidden=(128, 128),
-            batch_size=64,
-            num_qs=2,
-            num_min_qs=2,
-            critic_layer_norm=False,
-            utd_ratio=1,
-            offline_ratio=0.0,
-            max_updates_per_round=200,
-            value_fit_steps=1000,
-        ),
-        "paper": dict(
-            encoder_preset="paper",
-            hidden=(256, 256),
-            batch_size=256,
-            num_qs=2,
-            num_min_qs=2,
-            critic_layer_norm=False,
-            utd_ratio=1,
-            offline_ratio=0.0,
-            value_fit_steps=100_000,
-        ),
-    }
+
+PRESETS: dict[str, dict[str, Any]] = {  # overrides of the defaults, per scale
+    "cpu": dict(
+        encoder_preset="cpu",
+        hidden=(128, 128),
+        batch_size=64,
+        num_qs=2,
+        num_min_qs=2,
+        critic_layer_norm=False,
+        utd_ratio=1,
+        offline_ratio=0.0,
+        max_updates_per_round=200,
+        value_fit_steps=1000,
+    ),
+    "paper": dict(
+        encoder_preset="paper",
+        hidden=(256, 256),
+        batch_size=256,
+        num_qs=2,
+        num_min_qs=2,
+        critic_layer_norm=False,
+        utd_ratio=1,
+        offline_ratio=0.0,
+        value_fit_steps=100_000,
+    ),
+}
+register_baseline_presets(METHOD, SGFTConfig, PRESETS)
 
 
 def shaped_reward(reward: np.ndarray, v: np.ndarray, v_next: np.ndarray, done: np.ndarray, gamma: float) -> np.ndarray:

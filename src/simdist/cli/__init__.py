@@ -1,4 +1,5 @@
-"""The `simdist` command line: `main` parses (main.py), one function per command runs it (commands.py)."""
+"""The `simdist` command line: `main` parses and prints (main.py); each pipeline stage's module holds its commands'
+parsers and functions (data, training, evaluation, adaptation, pipeline and experiment commands)."""
 
 from simdist.cli.main import build_parser, main
 

@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import torch
@@ -75,26 +76,69 @@ def interrupted(args, err: KeyboardInterrupt) -> int:
     return 128 + int(signum)
 
 
+def _cpu_jiffies(cpus: set[int]) -> tuple[int, int] | None:
+    """(busy, total) clock ticks since boot summed over `cpus`, from /proc/stat (None where there is none)."""
+    try:
+        lines = Path("/proc/stat").read_text().splitlines()
+    except OSError:
+        return None
+    busy = total = 0
+    for line in lines:
+        name, *ticks = line.split()
+        if name.startswith("cpu") and name[3:].isdigit() and int(name[3:]) in cpus:
+            values = [int(t) for t in ticks[:8]]  # user nice system idle iowait irq softirq steal
+            total += sum(values)
+            busy += sum(values) - values[3] - values[4]
+    return busy, total
+
+
+def _own_jiffies() -> int:
+    """Clock ticks this process ran (user + system), from /proc/self/stat."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def busy_cores(cpus: set[int], interval_s: float = 0.2) -> float | None:
+    """How many of `cpus` other processes keep busy now: /proc/stat sampled over `interval_s`, this process's own
+    ticks taken out. None where /proc/stat cannot be read (then the 1-minute load average stands in)."""
+    before, own_before = _cpu_jiffies(cpus), _own_jiffies()
+    if before is None:
+        return None
+    time.sleep(interval_s)
+    after, own_after = _cpu_jiffies(cpus), _own_jiffies()
+    if after is None or after[1] <= before[1]:
+        return None
+    busy = max(0, after[0] - before[0] - (own_after - own_before))
+    return len(cpus) * busy / (after[1] - before[1])
+
+
 def free_cores() -> tuple[int, int, float]:
-    """(cores this process may run on, of those the ones not busy by the 1-minute load average, that load)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return cores, max(1, min(cores, int(round(cores - load)))), load
+    """(cores this process may run on, of those the ones not busy now, how many are busy)."""
+    cpus = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+    busy = busy_cores(set(cpus))
+    if busy is None:
+        busy = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    cores = len(cpus)
+    return cores, max(1, min(cores, int(round(cores - busy)))), busy
 
 
 def choose_threads() -> int | None:
-    """Where the user set no thread count (OMP_NUM_THREADS), run PyTorch on the cores free to this process: on 2
-    shared cores at load 5, PyTorch's default of one thread per core ran MPPI about 20x slower than one thread
-    (docs/benchmarks.md). Lowers the count only, and says so once; returns the count chosen, or None."""
-    if os.environ.get("OMP_NUM_THREADS"):
+    """Where the user set no thread count (OMP_NUM_THREADS), run PyTorch on the cores free to this process now (the
+    1-minute load average lags by minutes): on 2 shared cores at load 5, PyTorch's default of one thread per core ran
+    MPPI about 20x slower than one thread (docs/benchmarks.md). Lowers the count only, and says so once; returns the
+    count chosen, or None."""
+    default = torch.get_num_threads()
+    if os.environ.get("OMP_NUM_THREADS") or default <= 1:  # the user's choice, or nothing to lower
         return None
     cores, free, load = free_cores()
-    default = torch.get_num_threads()
     if free >= default:
         return None
     torch.set_num_threads(free)
     log.warning(
-        "%d of the %d cores free to this process are busy (load %.1f): PyTorch runs %d thread(s) instead of "
+        "%d of the %d cores free to this process are busy (%.1f busy now): PyTorch runs %d thread(s) instead of "
         "%d; set OMP_NUM_THREADS=N to choose",
         cores - free,
         cores,

@@ -7,9 +7,8 @@ import argparse
 from pathlib import Path
 
 from simdist.data.episodes import read_info
-from simdist.overrides import split_sets
 from simdist.tasks import get_task, task_names
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import PhysicsOverride, read_physics
 from simdist.training.checkpoint import check_model_fits_task, load_model, read_config
 
 # Arguments that count something: (smallest valid value, what it counts). None (left out) is always fine.
@@ -46,11 +45,9 @@ PHYSICS = ("physics", "eval_physics")
 FILE_OUT = ("evaluate", "select")
 
 
-def check_arguments(args: argparse.Namespace, sets: dict | None = None) -> None:
-    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work. `sets`: the
-    config sections the command's `--set` may address."""
-    if sets is not None:
-        split_sets(args.set, sets)
+def check_arguments(args: argparse.Namespace) -> None:
+    """Refuse the first bad input of a parsed command line, naming it (and its file), before any work (each
+    command's `--set` items are checked where it builds its configuration, before it writes anything)."""
     _check_numbers(args)
     task = get_task(args.task) if isinstance(getattr(args, "task", None), str) else None
     if task is not None:
@@ -67,9 +64,9 @@ def check_arguments(args: argparse.Namespace, sets: dict | None = None) -> None:
     for path in _paths(args, "checkpoints"):
         if not Path(path).is_dir():
             raise ValueError(f"checkpoint {path}: no such folder")
-    for name in PHYSICS:
-        for path in _paths(args, name):
-            check_physics_file(path, task, _domain(args), _option(name))
+    for name in PHYSICS:  # read and checked once, here: every command receives a PhysicsOverride, not a path
+        if getattr(args, name, None) is not None:
+            setattr(args, name, read_checked_physics(getattr(args, name), task, _domain(args), _option(name)))
     _check_out(args)
 
 
@@ -134,23 +131,27 @@ def _domain(args) -> str:
     return getattr(args, "domain", None) or ("real" if args.command in ("adapt", "compare") else "sim")
 
 
-def check_physics_file(path: str, task=None, domain: str = "sim", option: str = "--physics") -> None:
-    """A physics file must exist, parse (JSON or YAML) and name only the task's physics fields (checked by building
-    the task's environment with it); the message names the file."""
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"{option} {path}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
+def read_checked_physics(physics, task=None, domain: str = "sim", option: str = "--physics") -> PhysicsOverride:
+    """A physics file (or a run_config.yaml's physics mapping) read once into a PhysicsOverride: the file must exist
+    and parse (JSON or YAML), and the values must be the task's physics fields (checked by building the task's
+    environment with them); the message names the file."""
+    if isinstance(physics, (str, Path)):
+        file = Path(physics)
+        if not file.is_file():
+            raise ValueError(f"{option} {physics}: {'a folder, not a file' if file.is_dir() else 'no such file'}")
     try:
-        load_physics_file(file)
+        override = read_physics(physics)
     except (ValueError, UnicodeDecodeError) as err:
-        raise ValueError(f"{option} {path}: {err}") from None
+        raise ValueError(f"{option} {physics}: {err}") from None
     if task is not None:
         try:
-            task.make_env(domain, str(file), seed=0)
+            task.make_env(domain, override, seed=0)
         except (ValueError, KeyError, TypeError) as err:
+            named = override.path or "(from the run config)"
             raise ValueError(
-                f"{option} {path}: {err.args[0] if isinstance(err, KeyError) and err.args else err}"
+                f"{option} {named}: {err.args[0] if isinstance(err, KeyError) and err.args else err}"
             ) from None
+    return override
 
 
 def _check_out(args) -> None:
@@ -159,7 +160,40 @@ def _check_out(args) -> None:
         return
     path = Path(out)
     if path.exists() and not path.is_dir() and getattr(args, "command", None) not in FILE_OUT:
-        raise ValueError(f"--out {out}: a file, not a folder")  # (commands.py's `_result_file` checks a result file)
+        raise ValueError(f"--out {out}: a file, not a folder")  # (evaluation_commands.result_file checks a result file)
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise ValueError(f"--out {out}: {parent} is a file, not a folder")
+
+
+# Config fields that count or share something, as `--set` names them: (least, most); None: no bound.
+FIELD_RANGES = {
+    "train.steps": (1, None),
+    "finetune.steps": (1, None),
+    "refine.steps": (1, None),
+    "dagger.steps": (1, None),
+    "run.finetune_steps": (1, None),
+    "compare.finetune_steps": (1, None),
+    "run.episodes": (1, None),
+    "refine.episodes": (1, None),
+    "run.workers": (1, None),
+    "adapt.episodes_per_round": (1, None),
+    "run.episodes_per_round": (1, None),
+    "adapt.rounds": (0, None),
+    "run.rounds": (0, None),
+    "mppi.prior_weight": (0, None),
+    "compare.prior_weight": (0, None),
+    "finetune.sim_replay_fraction": (0, 1),
+}
+
+
+def check_sections(sections: dict) -> None:
+    """A resolved configuration's counts and shares within their ranges, the field named as `--set` names it."""
+    for key, (least, most) in FIELD_RANGES.items():
+        section, _, name = key.partition(".")
+        value = getattr(sections.get(section), name, None)
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if value != value or value < least or (most is not None and value > most):
+            need = f"within [{least}, {most}]" if most is not None else f"at least {least}"
+            raise ValueError(f"--set {key}={value} (or the flag that is its alias): must be {need}")

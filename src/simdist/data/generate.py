@@ -24,6 +24,7 @@ import torch
 
 from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.data.ray_generate import generate_on_ray, ray_cluster
+from simdist.presets import Registry
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
@@ -50,6 +51,7 @@ GENERATION_PRESETS = {
         noise_on_steps=(1, 49), noise_off_steps=(25, 499), noise_std_range=(0.05, 2.5), never_noise_prob=0.025
     ),
 }
+DATA_REGISTRY: Registry[GenerationConfig] = Registry("data", GENERATION_PRESETS)
 
 
 def expert_only(cfg: GenerationConfig) -> GenerationConfig:
@@ -59,9 +61,7 @@ def expert_only(cfg: GenerationConfig) -> GenerationConfig:
 
 
 def generation_preset(name: str) -> GenerationConfig:
-    if name not in GENERATION_PRESETS:
-        raise KeyError(f"unknown generation preset {name!r}; valid presets: {sorted(GENERATION_PRESETS)}")
-    return GENERATION_PRESETS[name]
+    return DATA_REGISTRY.get(name)
 
 
 class NoiseWindows:
@@ -193,9 +193,9 @@ def generate(
     episodes in the same files.
 
     `setup(task, env) -> (env, expert, suboptimal_policies)`, if given, replaces each worker's environment and
-    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit 28cbc45); it must
-    be picklable (a module-level function or a partial of one) to reach the worker processes. `notes` are added to
-    the dataset's own."""
+    policies (e.g. policies acting on what the robot perceives, benchmarks/peg_perceiving_teacher_data.py at commit
+    28cbc45); it must be picklable (a module-level function or a partial of one) to reach the worker processes.
+    `notes` are added to the dataset's own."""
     if episodes < 1 or workers < 1:
         raise ValueError(f"generate needs at least one episode and one worker, got {episodes} and {workers}")
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.

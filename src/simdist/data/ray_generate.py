@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, read_info
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import read_physics
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +69,7 @@ def generate_on_ray(out: str | Path, shares: list[int], seed: int, cfg, physics,
     import ray  # optional: the `ray` extra
 
     info = asdict(read_info(out))
-    if isinstance(physics, (str, Path)):  # a file on this machine: its contents travel, not its path
-        physics = load_physics_file(physics)
+    physics = read_physics(physics)  # read on this machine: its values travel, not a path
     log.info(
         "generating on Ray: %d tasks over the cluster's %s CPUs",
         sum(1 for n in shares if n),

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from simdist.data.episodes import episode_files
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import read_physics
 
 # The files of a checkpoint that decide what it plans and finetunes from (training/checkpoint.py writes them).
 CHECKPOINT_FILES = ("model.safetensors", "config.json")
@@ -18,18 +18,18 @@ DATASET_INFO = "dataset.json"
 
 
 def physics_content(physics) -> dict | None:
-    """A physics override as the values it sets: a file (path) read, a dict as it is, None for none."""
-    if physics is None or isinstance(physics, dict):
-        return physics
-    return load_physics_file(physics)
+    """A physics override (PhysicsOverride, dict or file) as the values it sets; None for none."""
+    override = read_physics(physics)
+    return None if override is None else override.values
 
 
 def run_inputs(physics=None, mppi=None) -> dict:
     """The `inputs` every result carries: the physics override's content (and its file), and the planner's full
     settings where a planner is involved (an MPPIConfig; None otherwise)."""
+    override = read_physics(physics)
     out = {
-        "physics": physics_content(physics),
-        "physics_file": None if physics is None or isinstance(physics, dict) else str(physics),
+        "physics": None if override is None else override.values,
+        "physics_file": None if override is None else override.path,
     }
     if mppi is not None:
         out["mppi"] = dataclasses.asdict(mppi)
@@ -44,10 +44,11 @@ def _sha(parts: list[bytes]) -> str:
 
 
 def physics_hash(physics) -> str:
-    """A physics file's bytes, or a dict's canonical JSON."""
-    if isinstance(physics, dict):
-        return _sha([json.dumps(physics, sort_keys=True).encode()])
-    return _sha([Path(physics).read_bytes()])
+    """A physics file's bytes (as read), or an override's canonical JSON where it came from no file."""
+    override = read_physics(physics)
+    if override.file_sha256 is not None:
+        return override.file_sha256
+    return _sha([json.dumps(override.values, sort_keys=True).encode()])
 
 
 def checkpoint_hash(directory) -> str:
@@ -68,11 +69,11 @@ def input_hashes(checkpoint=None, physics=None, sim_data=None, initial_data=None
     out = {}
     if checkpoint is not None:
         out["--checkpoint"] = {"path": str(checkpoint), "sha256": checkpoint_hash(checkpoint)}
-    if physics is not None:
+    if (override := read_physics(physics)) is not None:
         out["--physics"] = {
-            "path": "(dict)" if isinstance(physics, dict) else str(physics),
-            "sha256": physics_hash(physics),
-            "content": physics_content(physics),
+            "path": "(dict)" if override.path is None else override.path,
+            "sha256": physics_hash(override),
+            "content": override.values,
         }
     for option, data in (("--sim-data", sim_data), ("--initial-data", initial_data)):
         if data is not None:

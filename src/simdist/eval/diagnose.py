@@ -36,13 +36,13 @@ import torch
 from simdist.data.episodes import DatasetInfo, Episode
 from simdist.data.windows import WindowDataset
 from simdist.eval.coverage import LatentCoverage
-from simdist.eval.metrics import latent_prediction_error
-from simdist.eval.rollout import rollout
+from simdist.model.metrics import latent_prediction_error
 from simdist.model.world_model import ACTION, COMMAND, VALUE, PlanningContext, WorldModel
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import PlanResult
 from simdist.planning.settings import MPPIConfig
 from simdist.planning.simulator import SimPhysicsCritic, SimulatorMPPIAgent, learned_return_parts, simulator_rollouts
+from simdist.rollout import rollout
 from simdist.tasks.base import check_domain, default_grid
 
 matplotlib.use("Agg")

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from simdist.eval.rollout import evaluate_grids
+from simdist.rollout import evaluate_grids
 from simdist.training.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 
 
@@ -76,7 +76,9 @@ def select_checkpoint(
     rows = []
     for path, model in zip(paths, models):
         agent = make_agent(model)
-        result = evaluate_grids(task, lambda env: agent, domain, grids, trials, seed, physics, progress=progress)
+        result = evaluate_grids(
+            task, lambda env, agent=agent: agent, domain, grids, trials, seed, physics, progress=progress
+        )
         rows.append(
             {
                 "checkpoint": str(path),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset, without_removed_fields
+from simdist.config import FinetuneConfig, ModelConfig, TrainConfig, finetune_preset
 from simdist.data.episodes import (
     DatasetError,
     DatasetInfo,
@@ -28,11 +28,13 @@ from simdist.data.episodes import (
     write_episodes,
 )
 from simdist.data.records import run_inputs
-from simdist.eval.report import TABLE_ONE_METRICS, write_ablation_plot
-from simdist.eval.rollout import rollout, wilson_interval
+from simdist.eval.comparison import write_ablation_plot
+from simdist.eval.report import TABLE_ONE_METRICS
 from simdist.experiments.finetune_ablations import finetune_table, run_finetune_ablations
+from simdist.overrides import without_removed_fields
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.rollout import rollout, wilson_interval
 from simdist.training.checkpoint import load_model
 from simdist.training.train import pretrain
 
@@ -278,7 +280,9 @@ def table_one(results: dict[str, dict]) -> list[str]:
     reconstruction on the quadruped (docs/findings.md)."""
     extra = [(k, label) for k, label in TABLE_ONE_METRICS[1:] if any(k in r for r in results.values())]
     ref = results.get("simdist")
-    head = ["variant", "sim steps", "sim success"] + (["against SimDist"] if ref else []) + [l for _, l in extra]
+    head = (
+        ["variant", "sim steps", "sim success"] + (["against SimDist"] if ref else []) + [label for _, label in extra]
+    )
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n, r in results.items():
         cells = [n, str(r["steps"]), f"{r['success_rate']:.2f}"] + ([_against_simdist(r, ref)] if ref else [])

@@ -18,7 +18,7 @@ import json
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +34,24 @@ from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
 from simdist.config import finetune_preset, model_preset_for, with_steps
 from simdist.data.episodes import Episode, load_episodes, read_info
-from simdist.eval.rollout import rollout
+from simdist.experiments.baseline_settings import (
+    DEMO_METHODS,
+    DIFFUSION_DEMOS,
+    DIFFUSION_METHODS,
+    MANIPULATION_DEMOS,
+    METHODS,
+    OFFLINE_METHODS,
+    START_POLICY_METHODS,
+    WORLD_MODEL_METHODS,
+    BaselineRunConfig,
+)
 from simdist.experiments.memory import release_freed_memory
 from simdist.experiments.simdist_bc import run_simdist_bc
 from simdist.planning.settings import MPPIConfig, task_planner
+from simdist.rollout import rollout
 from simdist.tasks import get_task
 
 log = logging.getLogger(__name__)
-ONLINE_METHODS = ("iql", "rlpd", "sgft")
-DIFFUSION_METHODS = ("dp", "dp_cotrain")  # Diffusion Policy, without and with sim co-training
-OFFLINE_METHODS = ("bc", *DIFFUSION_METHODS)
-WORLD_MODEL_METHODS = ("simdist", "simdist_bc")  # Alg. 1 from a pretrained SimDist checkpoint
-METHODS = (*WORLD_MODEL_METHODS, *OFFLINE_METHODS, *ONLINE_METHODS)
-DEMO_METHODS = ("iql", "rlpd", "simdist_bc")  # paper §8: the 20 teleoperated demonstrations
-DEMO_USERS = (*DEMO_METHODS, *DIFFUSION_METHODS)  # Diffusion Policy learns from demonstrations alone
-START_POLICY_METHODS = ("bc", "iql", "rlpd")  # single-step BC, and the RL methods that start from it
-MANIPULATION_DEMOS, DIFFUSION_DEMOS = 20, 100  # paper §8
 RESULTS_FILE = "baseline_results.json"
 
 
@@ -175,26 +177,6 @@ def _deciding(settings: dict, method: str) -> dict:
     if method not in WORLD_MODEL_METHODS:
         drop |= {"prior_weight", "mppi", "mppi_set", "finetune_steps"}
     return {k: v for k, v in settings.items() if k not in drop}
-
-
-@dataclass(frozen=True)
-class BaselineRunConfig:
-    """One baseline run's budget, protocol and settings, the same for every method and seed of a comparison."""
-
-    real_episode_budget: int = 40
-    episodes_per_update: int = 1
-    episodes_per_round: int = 20
-    grid: str = "default"
-    preset: str = "cpu"
-    demos: int | None = None  # None: the method's default (paper §8)
-    checkpoint: str | Path | None = None
-    overrides: dict[str, Any] = field(default_factory=dict)
-    prior_weight: float | None = None
-    mppi: str | None = None
-    mppi_set: tuple[str, ...] = ()
-    finetune_steps: int | None = None
-    physics: str | Path | dict | None = None
-    start_policy: str | Path | None = None
 
 
 def run_baseline(

@@ -23,12 +23,13 @@ from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
 from simdist.data.records import run_inputs
 from simdist.eval.report import write_report
-from simdist.eval.rollout import rollout
 from simdist.eval.selection import candidate_checkpoints, select_checkpoint
 from simdist.eval.video import VideoConfig, record_run_videos
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.refine import RefineConfig, refine
 from simdist.planning.settings import task_planner
+from simdist.presets import Registry
+from simdist.rollout import rollout
 from simdist.tasks import get_task, task_names
 from simdist.training.checkpoint import check_fits_task, check_model_fits_task, load_model
 from simdist.training.train import pretrain
@@ -79,6 +80,7 @@ PIPELINE_PRESETS = {
         episodes=100_000, workers=16, pretrain_steps=None, rounds=5, episodes_per_round=20, sim_eval_trials=20
     ),
 }
+RUN_REGISTRY: Registry[PipelineConfig] = Registry("run", PIPELINE_PRESETS)
 
 # `simdist demo`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an idle machine). A world
 # model that grasps and inserts needs ~35k pretraining steps (hours on a CPU), so the demo starts from the shipped
@@ -160,9 +162,7 @@ def run_pipeline(
 ) -> dict:
     """``checkpoint``: a pretrained world model to start from (pretraining is skipped); ``sizing``: the stage
     sizes (default: the preset's); ``planner_device``: where the evaluations and adaptation rounds plan."""
-    if preset not in PIPELINE_PRESETS:
-        raise KeyError(f"unknown pipeline preset {preset!r}; valid presets: {sorted(PIPELINE_PRESETS)}")
-    cfg, task, out = sizing or PIPELINE_PRESETS[preset], get_task(task_name), Path(out)
+    cfg, task, out = sizing or RUN_REGISTRY.get(preset), get_task(task_name), Path(out)
     grids = cfg.grids or task.grids
     unknown = sorted(set(grids) - set(task.grids))
     if unknown:

@@ -8,10 +8,15 @@ Saved as `critic.safetensors` + `critic.json`; nothing is pickled.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import inspect
 import json
 import logging
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -174,11 +179,44 @@ def fit_critic(
     return critic.eval(), {"r2_heldout": r2, "rmse_heldout_near_goal": rmse_top}
 
 
-def fit_and_save(task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig()) -> float:
+def fit_and_save(
+    task, directory: str | Path, cfg: CriticFitConfig = CriticFitConfig(), fitted_on: str | None = None
+) -> float:
+    """Fit the critic and save it in `directory`; `fitted_on` (`definition_hash`) records what it was fitted on."""
     states, returns, episode_ids = collect_expert_returns(task, cfg)
     critic, quality = fit_critic(states, returns, episode_ids, cfg)
-    critic.save(
-        directory,
-        {"task": task.spec.name, "gamma": task.spec.gamma, **quality, "states": int(len(states)), "fit": asdict(cfg)},
-    )
+    meta = {"task": task.spec.name, "gamma": task.spec.gamma, **quality, "states": int(len(states)), "fit": asdict(cfg)}
+    critic.save(directory, {**meta, **({"fitted_on": fitted_on} if fitted_on else {})})
     return quality["r2_heldout"]
+
+
+def _described(value: Any) -> Any:
+    """A JSON-able description of what a critic depends on: a function by its source code, a dataclass by its
+    fields, containers element by element, anything else by its repr."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _described(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _described(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_described(v) for v in value]
+    if callable(value) and not isinstance(value, type):
+        try:
+            return inspect.getsource(value).strip()
+        except (OSError, TypeError):
+            return getattr(value, "__qualname__", repr(value))
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))  # no memory address: the same definition, the same hash
+
+
+def definition_hash(*parts: Any) -> str:
+    """A hash of everything a fitted critic depends on (the task's reward, success, state, physics, spec, expert and
+    the fit's settings): a change to any of them changes it, and the critic is fitted again."""
+    text = json.dumps([_described(p) for p in parts], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def recorded_definition(directory: str | Path) -> str | None:
+    """The `fitted_on` hash a saved critic recorded ("" for one saved before critics recorded it; None: none)."""
+    path = Path(directory) / "critic.json"
+    if not (Path(directory) / "critic.safetensors").exists() or not path.exists():
+        return None
+    return json.loads(path.read_text()).get("fitted_on", "")

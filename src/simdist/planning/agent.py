@@ -84,7 +84,7 @@ class MPPIAgent(_HistoryAgent):
         }
 
     def reseed(self, seed: int) -> None:
-        """The planner's noise for the episode of `seed`, from (MPPIConfig.seed, seed) alone (see eval.rollout)."""
+        """The planner's noise for the episode of `seed`, from (MPPIConfig.seed, seed) alone (see simdist.rollout)."""
         state = np.random.SeedSequence([self.planner.cfg.seed, seed]).generate_state(2)
         self.planner.generator.manual_seed(int(state[0]) << 32 | int(state[1]))
 

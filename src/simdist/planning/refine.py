@@ -37,13 +37,13 @@ from simdist.data.episodes import (
     read_info,
     write_episodes,
 )
-from simdist.eval.rollout import episode_seed, reseed_agent
 from simdist.model.world_model import ACTION
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
 from simdist.planning.settings import MPPIConfig
 from simdist.planning.simulator import Rollouts, simulator_rollouts
 from simdist.progress import progress_bar
+from simdist.rollout import episode_seed, reseed_agent
 from simdist.tasks.base import COMMAND_KEY
 from simdist.training.checkpoint import check_fits_task, load_model, read_model_config
 from simdist.training.train import pretrain

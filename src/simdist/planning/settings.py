@@ -7,9 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from simdist.config import named_preset, replace
+from simdist.config import replace
 from simdist.overrides import parse_overrides
 from simdist.precision import check_cpu_bf16
+from simdist.presets import Registry
 
 WEIGHTS = ("raw", "scaled")
 
@@ -115,10 +116,11 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
     # The same planner compiled: a one-off compile when the agent is built, then 14-16 ms instead of 19-21 ms plans.
     "quadruped-cpu-compiled": lambda: replace(mppi_preset("quadruped-cpu"), compile=True),
 }
+MPPI_REGISTRY: Registry[MPPIConfig] = Registry("mppi", MPPI_PRESETS)
 
 
 def mppi_preset(name: str) -> MPPIConfig:
-    return named_preset(MPPI_PRESETS, "MPPI", name)
+    return MPPI_REGISTRY.get(name)
 
 
 def task_planner(

@@ -28,7 +28,7 @@ from typing import Any, Protocol, Sequence, TypeVar, runtime_checkable
 import numpy as np
 
 from simdist.tasks.gaps import expand_with_sim
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import PhysicsOverride, read_physics
 from simdist.tasks.physics_schema import validate_overrides
 
 DOMAINS = ("sim", "real")
@@ -169,20 +169,21 @@ class TrainableExpertTask(Task, Protocol):
 P = TypeVar("P")
 
 
-def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | None, source: str | None = None) -> P:
-    """Return a copy of the physics dataclass ``base`` with ``overrides`` (dict or JSON/YAML file) applied.
+def apply_physics_overrides(
+    base: P, overrides: PhysicsOverride | dict[str, Any] | str | Path | None, source: str | None = None
+) -> P:
+    """Return a copy of the physics dataclass ``base`` with ``overrides`` (a PhysicsOverride, a dict, or a JSON/YAML
+    file read through `read_physics`) applied.
 
     Values are checked against the schema of ``base``'s dataclass (simdist.tasks.physics_schema: type, shape,
     physical range), and unknown names are an error that lists the valid ones, so a typo never silently leaves a
     default in place; every error is one line naming the parameter, its value and what is allowed.
     """
-    if overrides is None:
+    override = read_physics(overrides)
+    if override is None:
         return base
-    if isinstance(overrides, (str, Path)):
-        source = source or f"physics file {overrides}"
-        overrides = load_physics_file(overrides)
-    source = source or "physics override"
-    changes = validate_overrides(base, overrides, source)
+    source = source or override.source
+    changes = validate_overrides(base, override.values, source)
     try:
         return dataclasses.replace(base, **changes)
     except ValueError as err:  # a rule between fields, checked by the dataclass itself
@@ -191,11 +192,12 @@ def apply_physics_overrides(base: P, overrides: dict[str, Any] | str | Path | No
 
 def domain_physics(task, domain: str, physics: Any | None = None) -> Any:
     """``task``'s physics in ``domain``: ``physics`` itself when it is the task's physics dataclass, else the domain
-    defaults with ``physics`` (overrides: dict or JSON/YAML file, may hold ``with_sim``, simdist.tasks.gaps) applied."""
+    defaults with ``physics`` (a PhysicsOverride, dict or file, may hold ``with_sim``, simdist.tasks.gaps) applied."""
     if isinstance(physics, task.physics_type):
         return physics
-    source = f"physics file {physics}" if isinstance(physics, (str, Path)) else None
-    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, physics), source)
+    override = read_physics(physics)
+    source = None if override is None else override.source
+    return apply_physics_overrides(task.default_physics(domain), expand_with_sim(task, domain, override), source)
 
 
 def check_domain(domain: str) -> str:

@@ -13,10 +13,9 @@ differing field is a group of its own. Field names are always accepted as groups
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Any, Sequence
 
-from simdist.tasks.physics_files import load_physics_file
+from simdist.tasks.physics_files import read_physics
 
 ALL = "all"
 WITH_SIM = "with_sim"  # the physics-override entry naming the groups to put back to sim
@@ -76,13 +75,13 @@ def reverted_fields(task, groups: Sequence[str]) -> tuple[str, ...]:
     return tuple(fields)
 
 
-def expand_with_sim(task, domain: str, overrides: dict | str | Path | None) -> dict[str, Any] | None:
+def expand_with_sim(task, domain: str, overrides) -> dict[str, Any] | None:
     """Physics overrides (a dict or JSON/YAML file) with their ``with_sim`` entry, a list of groups, replaced by the
     fields it puts back to `sim`; entries naming a field explicitly win over ``with_sim``. Only `real` has a gap."""
-    if overrides is None:
+    override = read_physics(overrides)
+    if override is None:
         return None
-    source = f"physics file {overrides}" if isinstance(overrides, (str, Path)) else "physics override"
-    data = dict(load_physics_file(overrides) if isinstance(overrides, (str, Path)) else overrides)
+    source, data = override.source, dict(override.values)
     groups = data.pop(WITH_SIM, None)
     if groups is None:
         return data

@@ -1,8 +1,11 @@
-"""Physics-override files (`--physics FILE`): JSON or YAML, a flat mapping of physics field -> value."""
+"""Physics overrides (`--physics FILE`: JSON or YAML, a flat mapping of physics field -> value), read once at the edge
+into a `PhysicsOverride` that the rest of the code receives: no module below reads the file again."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +34,31 @@ def load_physics_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"physics file {path} must hold a mapping of parameter names to values")
     return data
+
+
+@dataclass(frozen=True)
+class PhysicsOverride:
+    """A physics override as read: the values it sets, the file it came from (None: given as a mapping, e.g. a
+    run_config.yaml's content) and that file's content hash (how a resumed run knows its input unchanged)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    path: str | None = None
+    file_sha256: str | None = None
+
+    @property
+    def source(self) -> str:
+        """How errors name it."""
+        return f"physics file {self.path}" if self.path is not None else "physics override"
+
+
+def read_physics(physics: PhysicsOverride | dict | str | Path | None) -> PhysicsOverride | None:
+    """The one place a physics file is read: a path becomes a PhysicsOverride (its values and content hash), a
+    mapping one without a file; an override or None is returned as it is."""
+    if physics is None or isinstance(physics, PhysicsOverride):
+        return physics
+    if isinstance(physics, dict):
+        return PhysicsOverride(dict(physics))
+    raw = Path(physics).read_bytes() if Path(physics).is_file() else None
+    values = load_physics_file(physics)
+    digest = hashlib.sha256(hashlib.sha256(raw).digest()).hexdigest()  # data.records' hash of one part
+    return PhysicsOverride(values, str(physics), digest)

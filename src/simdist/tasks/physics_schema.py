@@ -3,8 +3,8 @@
 Each field has a type and shape from its type hint (float, int, bool, str, fixed-length tuples, optional) and a
 physical range: the class's own ``LIMITS`` (field name -> :class:`Limit`) where it declares one, else a rule read
 from the field's name (masses, inertias, stiffnesses, lengths, periods > 0; friction, damping, latency, noise,
-motor torque ≥ 0; offsets any finite value). Parsing is strict: a string is not a number, a bool is not a number, a list must have
-the field's length, ``(low, high)`` ranges need low ≤ high, and NaN or inf is never a physical value.
+motor torque ≥ 0; offsets any finite value). Parsing is strict: a string is not a number, a bool is not a number, a list
+must have the field's length, ``(low, high)`` ranges need low ≤ high, and NaN or inf is never a physical value.
 
 Every error is one line naming the source, the parameter, the value and what is allowed:
 

@@ -19,6 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Callable
 
+from simdist.presets import Registry
 from simdist.tasks.base import Task
 
 PLUGIN_GROUP = "simdist.tasks"
@@ -63,7 +64,8 @@ def _load_plugins() -> None:
 
 
 def _import_task_module(item: str) -> None:
-    """Import a module by name, or a file by path, for the tasks it registers."""
+    """Import a module by name, or a file by path, for the tasks it registers. A file's folder goes on sys.path, so
+    that it can import the modules beside it (`from my_robot_physics import ...`)."""
     if not item.endswith(".py"):
         try:
             importlib.import_module(item)
@@ -84,6 +86,8 @@ def _import_task_module(item: str) -> None:
         return
     if loaded is not None:  # another file of that folder and name
         name += f"_{zlib.crc32(str(path).encode())}"
+    if str(path.parent) not in sys.path:  # the file's own modules beside it import as they would from its folder
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # before running it, so that its dataclasses can find their module
@@ -104,6 +108,20 @@ def get_task(name: str) -> Task:
     if name not in _FACTORIES:
         raise KeyError(f"unknown task {name!r}; valid tasks: {sorted(_FACTORIES)}")
     return _FACTORIES[name]()
+
+
+class TaskRegistry(Registry[Task]):
+    """The tasks as a kind of preset (`simdist presets` lists them): built-ins, entry points and
+    SIMDIST_TASK_MODULES, loaded at the first look-up."""
+
+    def names(self) -> list[str]:
+        return task_names()
+
+    def get(self, name: str) -> Task:
+        return get_task(name)
+
+
+TASK_REGISTRY = TaskRegistry("task", _FACTORIES)
 
 
 def check_task(name: str) -> str | None:

@@ -3,8 +3,8 @@ planner's return estimate is from the labelled return).
 
 MPPI ranks candidates by R̂ = Σ_k γ^k r̂_{t+k} + γ^T v̂_{t+T}. Near the goal the candidates' returns differ by
 less than the heads' fitting error (docs/findings.md, "Planning"), so a predicted gain counts as evidence only
-above a share of that error (`MPPIConfig.gate_weight`). It is measured at every save, on held-out simulation windows with their true actions, and kept in the
-model (`WorldModel.return_error`, raw return units) so the planner can read it.
+above a share of that error (`MPPIConfig.gate_weight`). It is measured at every save, on held-out simulation windows
+with their true actions, and kept in the model (`WorldModel.return_error`, raw return units) so the planner can read it.
 """
 
 from __future__ import annotations

@@ -24,12 +24,10 @@ episodes; the head's `sim` evaluation), `run.py` (the rounds, the head's trainin
 
 from simdist.adaptation.dagger.collect import collect_round, dagger_episode, driving_agent, evaluate_head, import_labels
 from simdist.adaptation.dagger.config import DaggerConfig
-from simdist.adaptation.dagger.run import add_dagger_command, cmd_dagger, dagger
+from simdist.adaptation.dagger.run import dagger
 
 __all__ = [
     "DaggerConfig",
-    "add_dagger_command",
-    "cmd_dagger",
     "collect_round",
     "dagger",
     "dagger_episode",

@@ -23,9 +23,9 @@ from simdist.data.episodes import (
     read_info,
     write_episodes,
 )
-from simdist.eval.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.planning.agent import PolicyAgent
 from simdist.progress import progress_bar
+from simdist.rollout import PrivilegedAgent, episode_seed, rollout
 from simdist.tasks import get_task
 from simdist.training import checkpoint as ckpt
 

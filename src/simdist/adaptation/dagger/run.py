@@ -1,9 +1,8 @@
 """The DAgger loop: rounds of collection and head-only training, the sensor-noise stage, the choice among candidate
-heads, and the `simdist dagger` command."""
+heads (the `simdist dagger` command: simdist.cli.adaptation_commands)."""
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import logging
@@ -21,10 +20,9 @@ from simdist.baselines.checkpoints import baseline_method
 from simdist.config import replace
 from simdist.data.episodes import DatasetInfo, create_dataset, episode_files, episode_lengths, load_episodes
 from simdist.data.records import run_inputs
-from simdist.overrides import parse_overrides, split_sets
-from simdist.tasks import get_task
 from simdist.training import checkpoint as ckpt
-from simdist.training.train import default_device, finetune, load_windows
+from simdist.training.finetune import finetune
+from simdist.training.train import default_device, load_windows
 
 log = logging.getLogger(__name__)
 
@@ -305,72 +303,3 @@ def _cached_evaluation(task, head: Path, cfg: DaggerConfig, physics, progress: b
     if not path.exists():
         path.write_text(json.dumps(evaluate_head(task, head, cfg, physics, progress)))
     return json.loads(path.read_text())
-
-
-def cmd_dagger(args) -> dict:
-    cfg = DaggerConfig(**parse_overrides(DaggerConfig, split_sets(args.set, {"dagger": DaggerConfig})["dagger"]))
-    if args.rounds is not None:
-        cfg = replace(cfg, rounds=args.rounds)
-    if args.episodes_per_grid is not None:
-        cfg = replace(cfg, episodes_per_grid=args.episodes_per_grid)
-    if args.grid:
-        cfg = replace(cfg, grids=tuple(args.grid))
-    return dagger(
-        get_task(args.task),
-        args.checkpoint,
-        args.sim_data,
-        args.out,
-        cfg,
-        physics=args.physics,
-        progress=not args.quiet,
-        workers=args.workers,
-        eval_physics=args.eval_physics,
-        initial_labels=args.initial_labels,
-    )
-
-
-def add_dagger_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add `simdist dagger TASK --checkpoint CKPT --sim-data SIM --out DIR` to the CLI's subparsers."""
-    help_text = (
-        "DAgger for the BC head in sim (the head drives, the privileged expert labels), then the task's "
-        "sensor-noise augmentation; writes OUT/model; resumable"
-    )
-    sp = subparsers.add_parser("dagger", help=help_text, description=help_text)
-    sp.set_defaults(fn=cmd_dagger)
-    sp.add_argument("task")
-    sp.add_argument(
-        "--checkpoint",
-        required=True,
-        help="pretrained world model whose BC head is refined, or a "
-        "single-step BC baseline checkpoint (simdist compare writes METHOD/seed_S/checkpoint)",
-    )
-    sp.add_argument("--sim-data", required=True, help="its simulation dataset, replayed in every head update")
-    sp.add_argument("--out", required=True)
-    sp.add_argument("--rounds", type=int, help=f"DAgger rounds (default {DaggerConfig.rounds})")
-    sp.add_argument(
-        "--episodes-per-grid", type=int, help=f"per round and grid (default {DaggerConfig.episodes_per_grid})"
-    )
-    sp.add_argument("--grid", action="append", help="collect on this grid only (repeatable; default: every grid)")
-    sp.add_argument("--physics", help="JSON/YAML override of the sim physics the head drives in")
-    sp.add_argument(
-        "--eval-physics",
-        help="sim physics of the output head's evaluation (default: --physics), e.g. "
-        "with the robot's sensor noise on; with --set dagger.candidates=N it chooses the head",
-    )
-    sp.add_argument("--workers", type=int, default=1, help="processes collecting a round's grids in parallel")
-    sp.add_argument(
-        "--initial-labels",
-        metavar="DIR",
-        help="round 1 is this DAgger dataset (e.g. a `simdist dagger` "
-        "run on the single-step BC baseline, its OUT/dagger_data) instead of the head's own collection",
-    )
-    sp.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="dagger.FIELD=VALUE",
-        help="override a DaggerConfig field (repeatable), e.g. --set dagger.sensor_noise_steps=0",
-    )
-    sp.add_argument("--json", action="store_true", help="print one JSON object as the last line of stdout")
-    sp.add_argument("--quiet", action="store_true", help="no progress bars")
-    return sp

@@ -5,7 +5,7 @@
                        success=lambda s: abs(s["pole_angle"]) < 0.2,
                        physics=(PhysicsParam("pole_mass", "body_mass", "pole"), ...),
                        randomize={"pole_mass": (0.8, 1.2)}, real={"pole_mass_scale": 1.6, "action_delay_steps": 1})
-    register_gym_task(spec, expert=lambda layout: MyExpert(layout), critic_dir=Path(__file__).with_name("critic"))
+    register_gym_task(spec, expert=lambda task: MyExpert(task.layout), critic_dir=Path(__file__).with_name("critic"))
 
 `pip install "simdist[gym]"` brings Gymnasium's MuJoCo dependencies. examples/inverted_pendulum and examples/reacher
 are complete tasks; docs/new-task.md explains every part (termination, episode length, what the critic needs).

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from simdist.experts.fitted_critic import CriticFitConfig, MLPCritic, fit_and_save
+from simdist.experts.fitted_critic import CriticFitConfig, MLPCritic, definition_hash, fit_and_save, recorded_definition
 from simdist.tasks.base import PrivilegedPolicy, TaskSpec, apply_physics_overrides, check_domain, domain_physics
 from simdist.tasks.gymnasium.env import GymAdapterEnv, Nominal, gym_initial_condition, make_gym_env
 from simdist.tasks.gymnasium.spec import GymTaskSpec, PrivilegedLayout, physics_dataclass
@@ -79,9 +79,26 @@ class GymTask:
     def critic(self) -> MLPCritic:
         if self.critic_dir is None:
             raise FileNotFoundError(f"task {self.spec.name!r} names no critic_dir to fit its critic into")
-        if not (self.critic_dir / "critic.safetensors").exists():
+        # what the critic's values depend on: a change to any of them refits it, never reuses it silently
+        current = definition_hash(self.gym_spec, self._sim, self._expert, self._suboptimal, self.critic_fit)
+        recorded = recorded_definition(self.critic_dir)
+        if recorded == "":
+            log.warning(
+                "%s/critic.json predates recording what a critic was fitted on: using it as it is (delete %s to "
+                "fit it again for the task as it is now)",
+                self.critic_dir,
+                self.critic_dir,
+            )
+        elif recorded != current:
+            if recorded is not None:
+                log.warning(
+                    "the critic in %s was fitted on another definition of task %r (its reward, success, state, "
+                    "physics, expert or fit settings changed): fitting it again",
+                    self.critic_dir,
+                    self.spec.name,
+                )
             log.info("fitting the %s expert critic into %s (once)", self.spec.name, self.critic_dir)
-            fit_and_save(self, self.critic_dir, self.critic_fit)
+            fit_and_save(self, self.critic_dir, self.critic_fit, fitted_on=current)
         return MLPCritic.load(self.critic_dir)
 
     def initial_conditions(self, grid: str, n: int, seed: int = 0) -> list[dict]:

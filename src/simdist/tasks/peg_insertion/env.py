@@ -18,9 +18,10 @@ from simdist.tasks.peg_insertion.perception import camera_pose, handeye_offset, 
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
 from simdist.tasks.peg_insertion.reward import PegState, dense_reward, is_seated
 from simdist.tasks.peg_insertion.rotations import yaw_features
-from simdist.tasks.ur5e.env import ACTION_DIM, ControlConfig, UR5eEnv, yaw_quat
+from simdist.tasks.ur5e.actions import ACTION_DIM, ControlConfig
+from simdist.tasks.ur5e.env import UR5eEnv
 from simdist.tasks.ur5e.robot import TABLE_GEOM
-from simdist.tasks.ur5e.rotations import rot6, yaw_of
+from simdist.tasks.ur5e.rotations import rot6, yaw_of, yaw_quat
 
 __all__ = ["ACTION_DIM", "CONTROL", "ControlConfig", "InitialCondition", "PegInsertionEnv"]
 

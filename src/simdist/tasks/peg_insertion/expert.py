@@ -35,7 +35,8 @@ class ExpertTuning:
     insert_push_m: float = 0.008  # set-point lead below the TCP while inserting (sets the push force)
     search_radius_m: float = 0.0006  # search amplitude once stalled on the rim
     # > 0: the search radius grows this much per stalled step up to search_max_radius_m (a spiral that can find a
-    # hole the expert only knows to a millimetre or two; benchmarks/peg_perceiving_expert.py at commit 28cbc45). 0: a fixed circle.
+    # hole the expert only knows to a millimetre or two; benchmarks/peg_perceiving_expert.py at commit 28cbc45). 0: a
+    # fixed circle.
     search_growth_m: float = 0.0
     search_max_radius_m: float = 0.003
     stall_steps: int = 3

@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     critic = fit(data, gamma, args.seed, steps=args.steps)
     critic.config.report["seconds"] = round(time.perf_counter() - start, 1)
     critic.config.report["command"] = (
-        f"python -m simdist.tasks.peg_insertion.fit_critic --episodes {args.episodes} --steps {args.steps} --seed {args.seed}"
+        f"python -m simdist.tasks.peg_insertion.fit_critic --episodes {args.episodes} --steps {args.steps} "
+        f"--seed {args.seed}"
     )
     critic.save()
     log.info("critic report: %s", critic.config.report)

@@ -67,7 +67,7 @@ def _chamfered_walls(hole_half: float, c: float, common: str) -> list[str]:
             wall_mid, band_mid = (hole_half + outer) / 2, (hole_half + c + outer) / 2
             band_half, mouth = (outer - hole_half - c) / 2, hole_half + c if axis == "x" else hole_half
 
-            def box(name, half_across, half_along, half_z, across, z, extra="", along_pos=0.0):
+            def box(name, half_across, half_along, half_z, across, z, extra="", along_pos=0.0, axis=axis, sign=sign):
                 size = f"{half_across} {half_along} {half_z}" if axis == "x" else f"{half_along} {half_across} {half_z}"
                 pos = f"{sign * across} {along_pos} {z}" if axis == "x" else f"{along_pos} {sign * across} {z}"
                 return f'<geom name="{name}" type="box" size="{size}" pos="{pos}" {extra}{common}/>'

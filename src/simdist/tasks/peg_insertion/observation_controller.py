@@ -31,8 +31,8 @@ from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.perception import NEAR_NOISE_M, camera_pose, noise_std
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import SQUARE_SYMMETRY, square_yaw_error
-from simdist.tasks.ur5e.env import next_setpoint
-from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
+from simdist.tasks.ur5e.actions import next_setpoint
+from simdist.tasks.ur5e.expert import CLOSE, Goal, goal_to_action
 from simdist.tasks.ur5e.robot import GRIPPER
 from simdist.tasks.ur5e.rotations import rot6_to_matrix, rotvec_to_matrix, tool_down_rotation, yaw_of
 

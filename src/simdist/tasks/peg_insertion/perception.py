@@ -4,7 +4,8 @@ The camera sits at the tool flange, looking along the tool axis, as the paper's 
 
 - per reading, Gaussian noise whose standard deviation grows with the camera-to-object distance: AprilTag pose
   precision of the Roboception rc_visard, 0.4 mm laterally at 0.3 m and 0.7 mm at 1.0 m (manual, Table 7.3.4),
-  linear between them (a camera with another near figure scales with it); closer than 0.3 m the 0.3 m figure is kept (nothing published nearer);
+  linear between them (a camera with another near figure scales with it); closer than 0.3 m the 0.3 m figure is kept
+  (nothing published nearer);
 - per episode, a hand-eye calibration error: a translation and a small rotation of the camera frame, fixed in the
   flange frame. The rotation moves an estimate by (rotation x range), so it grows with the distance too. Its size
   is the physics' (real: 0.28 mm and 0.25 deg, the errors a UR e-Series hand-eye calibration converges below,

@@ -1,4 +1,5 @@
-"""Yaw helpers for square profiles (peg and hole); generic rotation maths lives in :mod:`simdist.tasks.ur5e.rotations`."""
+"""Yaw helpers for square profiles (peg and hole); generic rotation maths lives in
+:mod:`simdist.tasks.ur5e.rotations`."""
 
 from __future__ import annotations
 

@@ -26,8 +26,9 @@ from simdist.tasks.table_leg.model import (
 from simdist.tasks.table_leg.physics import TableLegPhysics, sample_physics
 from simdist.tasks.table_leg.reward import LegState, dense_reward, is_seated
 from simdist.tasks.table_leg.thread import Thread, thread_geometry
-from simdist.tasks.ur5e.env import ACTION_DIM, ControlConfig, UR5eEnv, yaw_quat
-from simdist.tasks.ur5e.rotations import rot6, yaw_of
+from simdist.tasks.ur5e.actions import ACTION_DIM, ControlConfig
+from simdist.tasks.ur5e.env import UR5eEnv
+from simdist.tasks.ur5e.rotations import rot6, yaw_of, yaw_quat
 
 __all__ = ["ACTION_DIM", "CONTROL", "InitialCondition", "TableLegEnv"]
 

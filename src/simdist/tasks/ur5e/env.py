@@ -7,14 +7,13 @@ the robot blocks of both vectors and the domain rules for rewards/infos live her
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import gymnasium as gym
 import mujoco
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, check_domain
 from simdist.tasks.ur5e import controller as ctl
+from simdist.tasks.ur5e.actions import ACTION_DIM, GRIPPER_ACTION, ControlConfig, next_setpoint
 from simdist.tasks.ur5e.layout import VectorLayout
 from simdist.tasks.ur5e.robot import (
     ARM,
@@ -30,45 +29,11 @@ from simdist.tasks.ur5e.robot import (
 )
 from simdist.tasks.ur5e.rotations import cross3, rot6, rotation_error, rotvec_to_matrix, tool_down_rotation
 
-
-@dataclass(frozen=True)
-class ControlConfig:
-    control_period_s: float = 0.2  # 5 Hz, as in the paper
-    episode_steps: int = 225  # 45 s
-    max_translation_m: float = 0.04  # per step, at |action| = 1
-    max_rotation_rad: float = 0.25  # per step (world-frame rotation vector)
-    max_setpoint_lead_m: float = 0.02  # anti-windup: set-point stays this close to the actual TCP
-    max_setpoint_lead_rad: float = 0.2
-    workspace_low: tuple[float, float, float] = (0.15, -0.55, 0.035)  # pads stay above a lying peg (no crushing)
-    workspace_high: tuple[float, float, float] = (0.80, 0.55, 0.45)
-    home_tcp_pos: tuple[float, float, float] = (0.40, 0.05, 0.25)
-    home_joint_seed: tuple[float, ...] = (-0.213, 0.227, 1.542, 2.944, 1.571, 1.358)  # elbow-up branch
-
-
-ACTION_DIM = 7  # dx, dy, dz, rx, ry, rz (all scaled to [-1, 1]), gripper (> 0 closes)
-GRIPPER_ACTION = 6
 GRIPPER_CLOSE, GRIPPER_OPEN = 1.0, -1.0  # finger motor commands
 PERCEIVED_OBJECTS = 2  # the part and the hole each get a per-episode perception bias
 WRENCH_DIM = 6  # force (N) and torque (N m) at the tool flange, in the flange frame
 # UR5e e-Series tool-flange F/T sensor range: readings saturate at +-50 N and +-10 N m.
 WRENCH_RANGE = np.array([50.0, 50.0, 50.0, 10.0, 10.0, 10.0])
-
-
-def next_setpoint(
-    setpoint_pos: np.ndarray, tcp_pos: np.ndarray, action: np.ndarray, control: ControlConfig
-) -> np.ndarray:
-    """The Cartesian set-point after a (clipped) action: moved by up to `max_translation_m` per axis, held within
-    `max_setpoint_lead_m` of the measured TCP (anti-windup), then within the workspace. Also on (..., 3) batches:
-    the set-point is the controller's own state, so a robot-side agent can track it from its commands."""
-    target = setpoint_pos + action[..., :3] * control.max_translation_m
-    lead = control.max_setpoint_lead_m
-    target = tcp_pos + np.clip(target - tcp_pos, -lead, lead)
-    return np.clip(target, control.workspace_low, control.workspace_high)
-
-
-def yaw_quat(yaw: float) -> list[float]:
-    """MuJoCo (w, x, y, z) quaternion of a rotation by ``yaw`` about the world z axis."""
-    return [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
 
 
 class UR5eEnv(gym.Env):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simdist.tasks.ur5e.env import ACTION_DIM, GRIPPER_ACTION, ControlConfig
+from simdist.tasks.ur5e.actions import ACTION_DIM, GRIPPER_ACTION, ControlConfig
 from simdist.tasks.ur5e.rotations import rotation_error
 
 CLOSE, OPEN = 1.0, -1.0  # gripper action values (> 0 closes)

@@ -117,8 +117,8 @@ def build_scene_xml(
     links = list(zip(ARM_JOINTS, a.link_masses, a.armature))
     lim = [a.joint_limit, a.joint_limit, a.elbow_limit, a.joint_limit, a.joint_limit, a.joint_limit]
     actuators = "\n".join(
-        f'<position name="{j}" joint="{j}" kp="{kp}" ctrlrange="{-l} {l}" forcerange="{-t} {t}"/>'
-        for j, kp, l, t in zip(ARM_JOINTS, a.nominal_kp, lim, a.torque_limits)
+        f'<position name="{j}" joint="{j}" kp="{kp}" ctrlrange="{-q} {q}" forcerange="{-t} {t}"/>'
+        for j, kp, q, t in zip(ARM_JOINTS, a.nominal_kp, lim, a.torque_limits)
     )
     # Force-controlled fingers (ctrl +1 closes, -1 opens); the gear (grip force) and the joint damping (which sets
     # the closing speed) are written per episode from the physics draw.

@@ -67,3 +67,8 @@ def tool_down_rotation(yaw: float) -> np.ndarray:
     """Tool frame with z pointing at the table and x at heading ``yaw``."""
     c, s = np.cos(yaw), np.sin(yaw)
     return np.array([[c, s, 0.0], [s, -c, 0.0], [0.0, 0.0, -1.0]])
+
+
+def yaw_quat(yaw: float) -> list[float]:
+    """MuJoCo (w, x, y, z) quaternion of a rotation by ``yaw`` about the world z axis."""
+    return [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]

@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, TaskSpec, check_domain, domain_physics
-from simdist.tasks.ur5e.env import ACTION_DIM, WRENCH_DIM, ControlConfig
+from simdist.tasks.ur5e.actions import ACTION_DIM, ControlConfig
+from simdist.tasks.ur5e.env import WRENCH_DIM
 from simdist.tasks.ur5e.layout import VectorLayout
 
 GAMMA = 0.99  # discount of the dense reward, as for every simdist task

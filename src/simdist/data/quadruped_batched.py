@@ -14,7 +14,7 @@ uniformly over the task's trial speeds, driven by the straight-line P-controller
 at the finish line, on a fall or at the trial's time limit. Episodes are written in the standard dataset
 format, so ``simdist pretrain --data`` reads them.
 
-    python -m simdist.tasks.quadruped.generate_batched --task foam --out runs/quadruped_data \\
+    python -m simdist.data.quadruped_batched --task foam --out runs/quadruped_data \\
         --transitions 1000000 --envs 64 --max-seconds 1200 [--scene course]
 """
 
