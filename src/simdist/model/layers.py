@@ -13,6 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from simdist.config import ModelConfig
+
 
 class MLP(nn.Sequential):
     """Linear → GELU (→ dropout) → … → Linear."""
@@ -274,3 +276,28 @@ class TransformerEncoder(nn.Module):
 
 def learned_encoding(*shape: int, scale: float = 0.02) -> nn.Parameter:
     return nn.Parameter(torch.randn(*shape) * scale)
+
+
+class TrajectoryHead(nn.Module):
+    """Scalar per step from a token sequence: Linear → +pos → bidirectional encoder → Linear.
+
+    With ``per_step=True`` (ablation) each step is scored by an MLP that sees only its own token.
+    """
+
+    def __init__(self, in_dim: int, cfg: ModelConfig, layers: int, heads: int, per_step: bool):
+        super().__init__()
+        d = cfg.latent_dim
+        self.per_step = per_step
+        if per_step:
+            self.mlp = MLP(in_dim, (cfg.ffn_dim, cfg.ffn_dim), 1)
+        else:
+            self.embed = nn.Linear(in_dim, d)
+            self.position = nn.Parameter(torch.randn(cfg.horizon, d))
+            self.encoder = TransformerEncoder(d, layers, heads, cfg.ffn_dim, cfg.attention_dropout, cfg.mlp_dropout)
+            self.out = nn.Linear(d, 1)
+
+    def forward(self, x: torch.Tensor, last_only: bool = False) -> torch.Tensor:
+        """(B, T) scores, or (B, 1) for the last step only when `last_only` (the planner's terminal value)."""
+        if self.per_step:
+            return self.mlp(x[:, -1:] if last_only else x).squeeze(-1)
+        return self.out(self.encoder(self.embed(x) + self.position, last_only)).squeeze(-1)
