@@ -112,13 +112,16 @@ def test_nan_returns_never_produce_nan_actions():
 
 def test_warm_start_shifts_previous_plan_by_one_step():
     model = model_with_returns(linear_quadratic_returns())
-    planner = MPPIPlanner(model, MPPIConfig(samples=16, policy_samples=0, elites=4))
+    planner = MPPIPlanner(model, MPPIConfig(samples=16, policy_samples=0, elites=4, warm_start=True))
     prev = torch.arange(10, dtype=torch.float32).reshape(5, 2)
     planner.prev_mean = prev
     mean = planner.initial_mean(torch.zeros(5, 2))
     assert mean[:4].tolist() == prev[1:].tolist() and mean[4].tolist() == prev[4].tolist()
     planner.reset()
     assert planner.initial_mean(torch.ones(5, 2)).tolist() == torch.ones(5, 2).tolist()
+    fresh = MPPIPlanner(model, MPPIConfig(samples=16, policy_samples=0, elites=4))  # the default: a fresh search
+    fresh.prev_mean = prev
+    assert fresh.initial_mean(torch.ones(5, 2)).tolist() == torch.ones(5, 2).tolist()
 
 
 def test_too_many_elites_is_an_error():

@@ -49,7 +49,11 @@ class MPPIConfig:
     # paper's planner. Opt-in: 0.1 lifts MPPI to its head in `sim` (InvertedPendulum 0.00 -> 1.00) but blocks the
     # small per-step gains that adaptation needs (point mass 0.80 -> 0.00 after 4 rounds; docs/findings.md).
     gate_weight: float = 0.0
-    warm_start: bool = True  # shift the previous mean one step (the authors' roll discards it; see docs)
+    # Start each step's search from the previous plan shifted one step. Off (the authors' code, whose roll discards
+    # the previous plan): each step searches afresh around the BC chunk. Shifted, the plan random-walks away from the
+    # chunk step after step: even with the true dynamics and return the pendulum's MPPI fell from 1.00 to 0.60
+    # (docs/findings.md, "Planning").
+    warm_start: bool = False
     seed: int = 0
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to
     # float rounding. Opt-in: 3 s per planner with inductor's on-disk cache, 15-40 s cold (docs/benchmarks.md).
@@ -87,7 +91,10 @@ def elite_selection_bias(elites: int, candidates: int) -> float:
 
 
 MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
-    "cpu": lambda: MPPIConfig(samples=128, policy_samples=32, iterations=3, elites=32, temperature=0.5),
+    # The small-control family (pendulum, point mass, Gymnasium tasks): a fresh search each step, 0.3 of the data's
+    # action spread around the BC chunk, so the plan leaves the head where the model predicts a gain and adapts
+    # with the dynamics (docs/findings.md, "Planning").
+    "cpu": lambda: MPPIConfig(samples=128, policy_samples=32, iterations=3, elites=32, temperature=0.5, init_std=0.3),
     "paper-manipulation": lambda: MPPIConfig(
         samples=250, policy_samples=100, iterations=3, elites=64, temperature=0.4, init_std=1.0, policy_noise_std=0.1
     ),
@@ -101,8 +108,9 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
         samples=450, policy_samples=22, iterations=8, elites=64, temperature=0.25, init_std=2.0, policy_noise_std=0.05
     ),
     # Sized for 50 Hz on 2 CPU cores with the paper-quadruped model: the warm start carries the previous
-    # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md). The prior penalty
-    # stops the planner exploiting the small model (sim success 0.03 -> 0.50 over 3 speeds, docs/findings.md).
+    # solution, so 2 iterations over 72 candidates replace 8 over 472 (docs/benchmarks.md); it keeps the warm start
+    # it was measured with. The prior penalty stops the planner exploiting the small model (sim success 0.03 -> 0.50
+    # over 3 speeds, docs/findings.md).
     "quadruped-cpu": lambda: MPPIConfig(
         samples=64,
         policy_samples=8,
@@ -112,6 +120,7 @@ MPPI_PRESETS: dict[str, Callable[[], MPPIConfig]] = {
         init_std=2.0,
         policy_noise_std=0.05,
         prior_weight=2.0,
+        warm_start=True,
     ),
     # The same planner compiled: a one-off compile when the agent is built, then 14-16 ms instead of 19-21 ms plans.
     "quadruped-cpu-compiled": lambda: replace(mppi_preset("quadruped-cpu"), compile=True),
