@@ -123,12 +123,12 @@ def _add_demo(sub) -> None:
         sub,
         "demo",
         cmd_demo,
-        "the main job sized for 2 CPU cores: Peg Insertion from the shipped "
-        "world model (about 10 min), or --task pendulum with every stage including pretraining (about "
-        "80 s)",
+        "the main job sized for 2 CPU cores: the pendulum with every stage, pretraining included (about 2 min), "
+        "or --task peg-insertion from the shipped world model (about 10 min; where it stands: "
+        "docs/tasks/peg-insertion.md)",
     )
     sp.add_argument("--out", default="runs/demo")
-    sp.add_argument("--task", default="peg-insertion", choices=("peg-insertion", "pendulum"))
+    sp.add_argument("--task", default="pendulum", choices=("pendulum", "peg-insertion"))
     add_set(sp, "run", "run.sim_eval_trials=20")
 
 
