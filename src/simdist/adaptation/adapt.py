@@ -147,20 +147,7 @@ def adapt(
     # everything else that can refuse the run, before anything is written
     env = task.make_env("real", physics, seed=cfg.seed)
     ics, grid_labels = round_initial_conditions(task, cfg.grid, cfg.episodes_per_round, cfg.seed)
-    create_dataset(
-        data_dir,
-        DatasetInfo(
-            task=spec.name,
-            domain="real",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes="collected by simdist adapt",
-        ),
-    )
+    create_dataset(data_dir, DatasetInfo.of_task(spec, "real", "collected by simdist adapt"))
     atomic_write_text(out / "adapt_config.json", json.dumps(settings, indent=2))
     if recorded := episode_files(data_dir):
         log.info(

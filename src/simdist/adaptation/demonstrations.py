@@ -22,20 +22,7 @@ DEMO_SEED_OFFSET = 10_007  # demonstration initial conditions never coincide wit
 def write_real_episodes(data_dir: Path, task, episodes: list[Episode], prefix: str, notes: str) -> None:
     """Append `episodes` to the real-domain dataset at `data_dir` (created on first use)."""
     spec = task.spec
-    create_dataset(
-        data_dir,
-        DatasetInfo(
-            task=spec.name,
-            domain="real",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes=notes,
-        ),
-    )
+    create_dataset(data_dir, DatasetInfo.of_task(spec, "real", notes))
     for i, ep in enumerate(episodes):
         write_episodes(data_dir, [ep], name=f"{prefix}_{i:03d}")
 

@@ -48,6 +48,21 @@ class DatasetInfo:
         self.obs_shapes = {k: tuple(v) for k, v in self.obs_shapes.items()}
         self.action_low, self.action_high = tuple(self.action_low), tuple(self.action_high)
 
+    @classmethod
+    def of_task(cls, spec, domain: str, notes: str = "") -> DatasetInfo:
+        """The dataset header of a task's episodes (`spec`: its TaskSpec) recorded in `domain`."""
+        return cls(
+            task=spec.name,
+            domain=domain,
+            control_period_s=spec.control_period_s,
+            obs_shapes=spec.obs_shapes,
+            action_dim=spec.action_dim,
+            command_dim=spec.command_dim,
+            action_low=spec.action_low,
+            action_high=spec.action_high,
+            notes=notes,
+        )
+
 
 @dataclass
 class Episode:

@@ -219,20 +219,7 @@ def _generate(
     on_ray: bool,
 ) -> dict:
     spec = task.spec
-    create_dataset(
-        out,
-        DatasetInfo(
-            task=spec.name,
-            domain="sim",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes=f"Alg. 2 generation {asdict(cfg)}{notes}",
-        ),
-    )
+    create_dataset(out, DatasetInfo.of_task(spec, "sim", f"Alg. 2 generation {asdict(cfg)}{notes}"))
     task.critic()  # fail early, before starting workers, if the critic is missing
     clash = sorted(Path(out, "episodes").glob(f"s{seed}_w*.h5"))
     if clash:

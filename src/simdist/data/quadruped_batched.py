@@ -262,16 +262,10 @@ def generate_batched(
     spec = task.spec
     create_dataset(
         out,
-        DatasetInfo(
-            task=spec.name,
-            domain=domain,
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes=f"Alg. 2 generation (batched, {scene} scene, {domain} physics {asdict(physics)}) {asdict(cfg)}",
+        DatasetInfo.of_task(
+            spec,
+            domain,
+            f"Alg. 2 generation (batched, {scene} scene, {domain} physics {asdict(physics)}) {asdict(cfg)}",
         ),
     )
     if policies is None:

@@ -46,20 +46,7 @@ def run_simdist_bc(
     out = Path(out)
     data_dir = out / "real_data"
     spec = task.spec
-    create_dataset(
-        data_dir,
-        DatasetInfo(
-            task=spec.name,
-            domain="real",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes="SimDist+BC: demos + adapt rollouts",
-        ),
-    )
+    create_dataset(data_dir, DatasetInfo.of_task(spec, "real", "SimDist+BC: demos + adapt rollouts"))
     written = {p.stem for p in episode_files(data_dir)}
     for i, demo in enumerate(demos):
         name = f"{DEMO_FILE_PREFIX}_{i:03d}"

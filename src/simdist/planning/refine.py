@@ -181,20 +181,7 @@ def collect_planner_episodes(
         return json.loads((out / "stats.json").read_text())
     if out.exists():  # an interrupted collection: its seeds are fixed, so it starts again
         shutil.rmtree(out)
-    create_dataset(
-        out,
-        DatasetInfo(
-            task=spec.name,
-            domain="sim",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes=f"planner episodes of {model_dir}",
-        ),
-    )
+    create_dataset(out, DatasetInfo.of_task(spec, "sim", f"planner episodes of {model_dir}"))
     env = task.make_env("sim", seed=episode_seed(seed, 0))
     agent, critic = MPPIAgent(load_model(model_dir), replace(planner, compile=False)), task.critic()
     agent.planner.keep_candidates = bool(branches)

@@ -140,16 +140,10 @@ def _start_run(task, out: Path, settings: dict, checkpoint: str | Path) -> Path:
     data_dir = out / "dagger_data"
     create_dataset(
         data_dir,
-        DatasetInfo(
-            task=spec.name,
-            domain="sim",
-            control_period_s=spec.control_period_s,
-            obs_shapes=spec.obs_shapes,
-            action_dim=spec.action_dim,
-            command_dim=spec.command_dim,
-            action_low=spec.action_low,
-            action_high=spec.action_high,
-            notes=f"DAgger: the BC head of {checkpoint} (then of each round's model) "
+        DatasetInfo.of_task(
+            spec,
+            "sim",
+            f"DAgger: the BC head of {checkpoint} (then of each round's model) "
             "drives in sim; `action` is what it executed, `expert_action` the "
             "privileged expert's label (simdist dagger)",
         ),
