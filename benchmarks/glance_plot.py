@@ -95,7 +95,7 @@ def perceiving_teacher(grid: str) -> float:
 
 def rows() -> list[tuple[str, float | None, float, float, float | None, float | None]]:
     """(label, sim, real zero shot, real after adaptation, best baseline in real, the teacher in real)."""
-    pend = compare("compare_pendulum_indep_3seeds")["simdist"]["success_mean"]  # independent episode seeds
+    pend = compare("compare_pendulum_simdist_3seeds")["simdist"]["success_mean"]  # the current planner, 3 seeds
     foam = compare("compare_foam_shipped_indep_seeds")["simdist"]["success_mean"]  # one `simdist compare` command
     slope = compare("compare_slope_mu015_simdist_bc_3seeds")["simdist"]["success_mean"]
     table_leg = compare("compare_table_leg_world_model")["simdist"]["success_mean"]  # the `cpu` model
@@ -115,7 +115,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None, float | 
     return [
         (
             "Pendulum\n(3 seeds)",
-            jsonl_mean("pendulum_sim_eval", domain="sim"),
+            jsonl_mean("planner_search_sim", key="success", ckpt="runs/pend_demo/pretrained", variant="nowarm_std03"),
             pend[0],
             pend[-1],
             best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc")),

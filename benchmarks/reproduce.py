@@ -217,7 +217,7 @@ def rows(r: str) -> dict[str, Row]:
     add(
         Row(
             "pendulum",
-            "Pendulum: 0.07 → 0.88, 4 robot min, 3 seeds; IQL 0.15",
+            "Pendulum: 0.22 → 1.00, 4 robot min, 3 seeds; IQL 0.15",
             "about 15 min (the demo pretrains its model in about 80 s; the comparison of 8 methods about 8-12 min)",
             "20 `real` trials per evaluation point and seed, 3 seeds (60 per point); SimDist: 3 points over 4 robot min",
             [
