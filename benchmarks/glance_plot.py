@@ -93,6 +93,9 @@ def perceiving_teacher(grid: str) -> float:
     )
 
 
+CURRENT_PLANNER = {"warm_start": "false", "init_std": "0.3"}  # the `cpu` preset's search (planner_search_sim)
+
+
 def rows() -> list[tuple[str, float | None, float, float, float | None, float | None]]:
     """(label, sim, real zero shot, real after adaptation, best baseline in real, the teacher in real)."""
     pend = compare("compare_pendulum_simdist_3seeds")["simdist"]["success_mean"]  # the current planner, 3 seeds
@@ -115,7 +118,7 @@ def rows() -> list[tuple[str, float | None, float, float, float | None, float | 
     return [
         (
             "Pendulum\n(3 seeds)",
-            jsonl_mean("planner_search_sim", key="success", ckpt="runs/pend_demo/pretrained", variant="nowarm_std03"),
+            jsonl_mean("planner_search_sim", key="success", model="pendulum demo model", mppi=CURRENT_PLANNER),
             pend[0],
             pend[-1],
             best_baseline("compare_pendulum_indep_3seeds", exclude=("simdist", "simdist_bc")),

@@ -1,0 +1,204 @@
+"""The planner's search on the small-control tasks: the records behind docs/findings.md, "Planning".
+
+    python benchmarks/planner_search.py runs/planner_search            # models, `sim` grid, `real` adaptation
+    python benchmarks/planner_search.py runs/planner_search --dry-run  # the commands only
+
+Builds the pendulum demo model and 500-episode `cpu` models of the InvertedPendulum and point-mass examples, refines
+the pendulum and InvertedPendulum models with candidate branches (`simdist refine --branches 4`), evaluates the BC
+head and MPPI searches on the same 40 `sim` trials, and runs Alg. 1 (dynamics only, 2 rounds × 20; the point mass
+4 × 20 with 2,000-step finetunes) under each task's two `real` gaps. Writes OUT/planner_search_sim.jsonl and
+OUT/planner_search_real.jsonl in the format of benchmarks/results/. Every command is skipped when its output exists,
+so a rerun resumes. About 2.5 h on 2 cores (two commands run side by side).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+IP, PM = "examples/inverted_pendulum/task.py", "examples/point_mass/task.py"
+SEARCHES = {  # MPPI settings compared on every model (explicit, so a change of defaults does not move them)
+    "warm-started, full spread": {"warm_start": "true", "init_std": "1.0"},
+    "fresh, full spread": {"warm_start": "false", "init_std": "1.0"},
+    "fresh, 0.3 (cpu preset)": {"warm_start": "false", "init_std": "0.3"},
+    "fresh, 0.5": {"warm_start": "false", "init_std": "0.5"},
+    "fresh, one iteration": {"warm_start": "false", "init_std": "1.0", "iterations": "1"},
+    "fresh, eight iterations": {"warm_start": "false", "init_std": "1.0", "iterations": "8"},
+    "scaled weights": {"warm_start": "true", "init_std": "1.0", "weights": "scaled", "temperature": "1"},
+}
+GAPS = {
+    "pendulum": [None, "benchmarks/physics/pendulum_payload_worn_motor.json"],
+    "inverted-pendulum": [None, "examples/inverted_pendulum/real_heavy_cart_slow_bus.json"],
+    "point-mass": [None, "examples/point_mass/real_heavy_puck_slow_bus.json"],
+}
+
+
+def sets(planner: dict) -> list[str]:
+    return [a for k, v in planner.items() for a in ("--set", f"mppi.{k}={v}")]
+
+
+def plan(out: Path) -> list[list[tuple[Path, list[str], dict]]]:
+    """Stages of (output, command, environment); the commands of a stage are independent of each other."""
+    env = {
+        "pendulum": {},
+        "inverted-pendulum": {"SIMDIST_TASK_MODULES": IP},
+        "point-mass": {"SIMDIST_TASK_MODULES": PM},
+    }
+    demo = out / "pendulum" / "demo"
+    models = {"pendulum": (demo / "pretrained", demo / "sim_data")}
+    build = [(demo / "pipeline.json", ["simdist", "demo", "--task", "pendulum", "--out", str(demo), "--quiet"], {})]
+    for task in ("inverted-pendulum", "point-mass"):
+        data, model = out / task / "sim_data", out / task / "pretrained"
+        build.append(
+            (
+                model / "config.json",
+                [
+                    "sh",
+                    "-c",
+                    f"simdist generate {task} --episodes 500 --out {data} --quiet "
+                    f"&& simdist pretrain --data {data} --preset cpu --out {model} --quiet",
+                ],
+                env[task],
+            )
+        )
+        models[task] = (model, data)
+    refine = []
+    for task in ("pendulum", "inverted-pendulum"):
+        model, data = models[task]
+        refined = out / task / "refined_branches"
+        refine.append(
+            (
+                refined / "refine_results.json",
+                [
+                    "simdist",
+                    "refine",
+                    task,
+                    "--checkpoint",
+                    str(model),
+                    "--sim-data",
+                    str(data),
+                    "--out",
+                    str(refined),
+                    "--episodes",
+                    "100",
+                    "--branches",
+                    "4",
+                    *sets(SEARCHES["fresh, full spread"]),
+                    "--quiet",
+                ],
+                env[task],
+            )
+        )
+        models[f"{task} refined"] = (refined / "round_01" / "model", refined / "round_01" / "data")
+    evaluate, adapt = [], []
+    for name, (model, data) in models.items():
+        task = name.split()[0]
+        agents = {"head": ["--agent", "policy"], **{k: sets(v) for k, v in SEARCHES.items()}}
+        for agent, args in agents.items():
+            target = out / "sim" / f"{name}_{agent}.json".replace(" ", "_").replace(",", "")
+            evaluate.append(
+                (
+                    target,
+                    [
+                        "simdist",
+                        "evaluate",
+                        task,
+                        "--checkpoint",
+                        str(model),
+                        "--trials",
+                        "40",
+                        "--seed",
+                        "1",
+                        *args,
+                        "--out",
+                        str(target),
+                        "--quiet",
+                    ],
+                    env[task],
+                )
+            )
+        for gap in GAPS[task]:
+            for seed in (0, 1):
+                run = out / "real" / f"{name}_{Path(gap).stem if gap else 'shipped'}_s{seed}".replace(" ", "_")
+                length = ["--rounds", "4", "--finetune-steps", "2000"] if task == "point-mass" else ["--rounds", "2"]
+                adapt.append(
+                    (
+                        run / "adapt_results.json",
+                        [
+                            "simdist",
+                            "adapt",
+                            task,
+                            "--checkpoint",
+                            str(model),
+                            "--sim-data",
+                            str(data),
+                            "--episodes-per-round",
+                            "20",
+                            "--seed",
+                            str(seed),
+                            *length,
+                            "--out",
+                            str(run),
+                            *(["--physics", gap] if gap else []),
+                            "--quiet",
+                        ],
+                        env[task],
+                    )
+                )
+    return [build, refine, evaluate, adapt]
+
+
+def run_stage(stage, dry_run: bool) -> None:
+    def one(item):
+        target, command, env = item
+        if target.exists():
+            return
+        print(" ".join(command), flush=True)
+        if not dry_run:
+            subprocess.run(command, check=True, env={**os.environ, "OMP_NUM_THREADS": "1", **env})
+
+    with ThreadPoolExecutor(2) as pool:  # two one-thread jobs side by side
+        list(pool.map(one, stage))
+
+
+def records(out: Path) -> None:
+    with open(out / "planner_search_sim.jsonl", "w") as f:
+        for path in sorted((out / "sim").glob("*.json")):
+            f.write(json.dumps({"run": path.stem, **json.loads(path.read_text())}) + "\n")
+    with open(out / "planner_search_real.jsonl", "w") as f:
+        for path in sorted((out / "real").glob("*/adapt_results.json")):
+            d = json.loads(path.read_text())
+            f.write(
+                json.dumps(
+                    {
+                        "run": path.parent.name,
+                        "task": d["task"],
+                        "success_by_round": [r["success_rate"] for r in d["rounds"]],
+                        "successes_by_round": [int(sum(r["successes"])) for r in d["rounds"]],
+                        "trials_per_round": [len(r["successes"]) for r in d["rounds"]],
+                        "real_minutes": d["real_minutes"],
+                        "mppi": d["inputs"].get("mppi"),
+                        "physics_file": d["inputs"].get("physics_file"),
+                    }
+                )
+                + "\n"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--dry-run", action="store_true", help="print the commands that would run")
+    args = parser.parse_args()
+    for stage in plan(args.out):
+        run_stage(stage, args.dry_run)
+    if not args.dry_run:
+        records(args.out)
+
+
+if __name__ == "__main__":
+    main()
