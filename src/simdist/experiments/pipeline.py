@@ -82,11 +82,11 @@ PIPELINE_PRESETS = {
 }
 RUN_REGISTRY: Registry[PipelineConfig] = Registry("run", PIPELINE_PRESETS)
 
-# `simdist demo --task peg-insertion`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an idle machine). A world
-# model that grasps and inserts needs ~35k pretraining steps (hours on a CPU), so the demo starts from the shipped
-# one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the finetuning's simulation
-# replay. The planner is the one that inserts with that model (docs/tasks/peg-insertion.md): the paper's sampler
-# held near the BC chunk.
+# `simdist demo --task peg-insertion`: Peg Insertion on 2 cores in about 10 minutes (9 min 13 s measured on an
+# idle machine). A world model that grasps and inserts needs ~35k pretraining steps (hours on a CPU), so the demo
+# starts from the shipped one (checkpoints/peg-insertion) and generates a small dataset only for Alg. 2 and the
+# finetuning's simulation replay. The planner is the one that inserts with that model
+# (docs/tasks/peg-insertion.md): the paper's sampler held near the BC chunk.
 DEMO_TASK, DEMO_CHECKPOINT = "peg-insertion", "peg-insertion"
 DEMO = PipelineConfig(
     episodes=200,
