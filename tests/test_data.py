@@ -378,3 +378,31 @@ def test_episode_value_labels_are_the_critics_value_of_each_steps_state():
         labels.append(episode.value)
     assert len(np.unique(labels[0])) > 1  # the states differ, so a reused buffer would show as one repeated value
     np.testing.assert_allclose(labels[0], labels[1], rtol=1e-5, atol=1e-5)
+
+
+def test_noise_regime_in_seconds_and_action_range_units():
+    """The `control` regime means the same time and amplitude at any control rate and action range; a regime in
+    steps and action units is unchanged by knowing the task (the quadruped's data stays the same)."""
+    import numpy as np
+
+    from simdist.data.generate import NoiseWindows, generation_preset
+    from simdist.tasks.base import TaskSpec
+
+    def spec(period: float, high: float) -> TaskSpec:
+        return TaskSpec("t", {"proprio": (2,)}, 2, (-high, 0.0), (high, 2 * high), period, 100)
+
+    control = generation_preset("control")
+    assert control.window_steps(0.1) == ((1, 5), (10, 30)) and control.window_steps(0.04) == ((2, 12), (25, 75))
+    fast, slow = (NoiseWindows(control, 2, np.random.default_rng(0), spec(p, 3.0)) for p in (0.02, 0.2))
+    assert fast.windows == ((5, 25), (50, 150)) and slow.windows == ((1, 2), (5, 15))
+    wide = NoiseWindows(control, 2, np.random.default_rng(0), spec(0.1, 3.0))
+    narrow = NoiseWindows(control, 2, np.random.default_rng(0), spec(0.1, 1.0))
+    np.testing.assert_allclose(wide.std, 3 * narrow.std)  # fractions of each action's half-range
+    quadruped = generation_preset("quadruped")
+    plain, told = (
+        NoiseWindows(quadruped, 2, np.random.default_rng(1)),
+        NoiseWindows(quadruped, 2, np.random.default_rng(1), spec(0.02, 3.0)),
+    )
+    assert plain.windows == told.windows == ((1, 49), (25, 499)) and np.array_equal(plain.std, told.std)
+    with pytest.raises(ValueError, match="spec"):
+        NoiseWindows(control, 2, np.random.default_rng(0))

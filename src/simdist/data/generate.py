@@ -41,6 +41,19 @@ class GenerationConfig:
     never_noise_prob: float = 0.0  # share of instances that are never noised
     start_noised_prob: float = 0.5
     episodes_per_file: int = 50
+    # The regime in physical units, where set: window lengths in seconds (replacing the step ranges, converted with
+    # the task's control period) and the std in fractions of each action's half-range (replacing action units).
+    noise_on_s: tuple[float, float] | None = None
+    noise_off_s: tuple[float, float] | None = None
+    noise_std_of_range: bool = False
+
+    def window_steps(self, control_period_s: float) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The (on, off) window ranges in control steps at `control_period_s` (at least one step each)."""
+        steps = lambda s: tuple(max(1, round(x / control_period_s)) for x in s)
+        return (
+            steps(self.noise_on_s) if self.noise_on_s else tuple(self.noise_on_steps),
+            steps(self.noise_off_s) if self.noise_off_s else tuple(self.noise_off_steps),
+        )
 
 
 GENERATION_PRESETS = {
@@ -49,6 +62,12 @@ GENERATION_PRESETS = {
     # Paper/authors, quadruped: on U[1,50), off U[25,500), σ ~ U[0.05, 2.5] per joint, 2.5 % never noised.
     "quadruped": GenerationConfig(
         noise_on_steps=(1, 49), noise_off_steps=(25, 499), noise_std_range=(0.05, 2.5), never_noise_prob=0.025
+    ),
+    # Small control tasks (10-50 Hz), in physical units: noise for 0.1-0.5 s between clean stretches of 1-3 s, σ a
+    # twentieth to a quarter of each action's half-range, so that the expert recovers in between at any control rate
+    # (half the range dropped InvertedPendulum's expert to 0.56; docs/findings.md, "Data, training and checkpoints").
+    "control": GenerationConfig(
+        noise_on_s=(0.1, 0.5), noise_off_s=(1.0, 3.0), noise_std_range=(0.05, 0.25), noise_std_of_range=True
     ),
 }
 DATA_REGISTRY: Registry[GenerationConfig] = Registry("data", GENERATION_PRESETS)
@@ -65,17 +84,27 @@ def generation_preset(name: str) -> GenerationConfig:
 
 
 class NoiseWindows:
-    """Alternating on/off noise windows for one environment instance."""
+    """Alternating on/off noise windows for one environment instance of the task with TaskSpec `spec` (needed where
+    the regime is in seconds or in fractions of the action range)."""
 
-    def __init__(self, cfg: GenerationConfig, action_dim: int, rng: np.random.Generator):
+    def __init__(self, cfg: GenerationConfig, action_dim: int, rng: np.random.Generator, spec=None):
+        if spec is None and (cfg.noise_on_s or cfg.noise_off_s or cfg.noise_std_of_range):
+            raise ValueError("a noise regime in seconds or action-range units needs the task's spec")
         self.cfg, self.rng = cfg, rng
+        self.windows = (
+            cfg.window_steps(spec.control_period_s)
+            if spec is not None
+            else (tuple(cfg.noise_on_steps), tuple(cfg.noise_off_steps))
+        )
         self.std = rng.uniform(*cfg.noise_std_range, size=action_dim)
+        if cfg.noise_std_of_range:
+            self.std = self.std * (np.asarray(spec.action_high) - np.asarray(spec.action_low)) / 2
         self.never = rng.random() < cfg.never_noise_prob
         self.on = (not self.never) and rng.random() < cfg.start_noised_prob
         self.left = self._duration()
 
     def _duration(self) -> int:
-        lo, hi = self.cfg.noise_on_steps if self.on else self.cfg.noise_off_steps
+        lo, hi = self.windows[0] if self.on else self.windows[1]
         return int(self.rng.integers(lo, hi + 1))
 
     def step(self) -> bool:
@@ -99,7 +128,7 @@ def critic_values(critic, states: list[np.ndarray]) -> np.ndarray:
 def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig, rng: np.random.Generator) -> Episode:
     spec = task.spec
     low, high = np.array(spec.action_low), np.array(spec.action_high)
-    noise = NoiseWindows(cfg, spec.action_dim, rng)
+    noise = NoiseWindows(cfg, spec.action_dim, rng, spec)
     obs, info = env.reset(seed=int(rng.integers(1 << 31)))
     policy.reset(rng)
     rec: dict[str, list] = {k: [] for k in ("action", "command", "reward", "state", "expert", "infos")}

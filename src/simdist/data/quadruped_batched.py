@@ -170,7 +170,7 @@ class _Alg2Robots:
         for i in ids:
             use_expert = not others or self.rng.random() < self.cfg.expert_prob
             self.which[i] = 0 if use_expert else 1 + int(self.rng.integers(others))
-            self.noise[i] = NoiseWindows(self.cfg, self.task.spec.action_dim, self.rng)
+            self.noise[i] = NoiseWindows(self.cfg, self.task.spec.action_dim, self.rng, self.task.spec)
             self.rec[i] = _Recorder()
         self.start_xy[ids] = self.env.qpos[ids, :2]
 
