@@ -385,18 +385,3 @@ def test_scaled_weights_are_the_same_on_every_reward_scale():
 def test_unknown_weights_name_the_valid_ones():
     with pytest.raises(ValueError, match=r"raw.*scaled"):
         MPPIConfig(weights="softmax")
-
-
-def test_previous_share_centres_part_of_the_first_search_on_the_shifted_previous_plan():
-    model = model_with_returns(linear_quadratic_returns())
-    cfg = MPPIConfig(samples=10, policy_samples=0, elites=4, previous_share=0.3)
-    planner = MPPIPlanner(model, cfg)
-    chunk = torch.zeros(5, 2)
-    assert planner.first_centres(chunk) is chunk  # no previous plan yet
-    planner.prev_mean = torch.arange(10, dtype=torch.float32).reshape(5, 2)
-    centres = planner.first_centres(chunk)
-    shifted = torch.cat((planner.prev_mean[1:], planner.prev_mean[-1:]))
-    assert centres.shape == (10, 5, 2) and (centres[:7] == 0).all() and (centres[7:] == shifted).all()
-    planner.plan(context(model))  # the search runs with per-sample centres
-    with pytest.raises(ValueError, match="previous_share"):
-        MPPIConfig(previous_share=1.5)

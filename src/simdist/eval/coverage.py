@@ -41,6 +41,20 @@ class LatentCoverage:
             d.fill_diagonal_(torch.inf)
             self.unit = float(d.min(dim=1).values.median().clamp(min=1e-8))
 
+    def probe(self, end_latents: torch.Tensor, value_error: np.ndarray) -> dict[str, float]:
+        """How far candidates' predicted end latents (the plan's and the head chunk's last) lie from the data, and
+        how that tracks the value head's error there (Spearman ρ; > 0: further off the data, wronger)."""
+        distance = self.distance(end_latents)
+        near = distance <= np.median(distance)
+        return {
+            "end_distance_to_data": float(distance[:-2].mean()),
+            "plan_end_distance_to_data": float(distance[-2]),
+            "head_end_distance_to_data": float(distance[-1]),
+            "rho_distance_value_error": spearman(distance, value_error),
+            "value_error_nearer_half": float(value_error[near].mean()),
+            "value_error_further_half": float(value_error[~near].mean()) if (~near).any() else float("nan"),
+        }
+
     @torch.no_grad()
     def distance(self, z: torch.Tensor) -> np.ndarray:
         """(N,) nearest-data distance of latents z (N, d), in units of the data's median nearest-neighbour gap."""
@@ -51,4 +65,19 @@ class LatentCoverage:
         )
 
 
-__all__ = ["DATA_LATENTS", "LatentCoverage"]
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
+
+    def ranks(v):
+        r = np.empty(len(v))
+        r[np.argsort(v, kind="mergesort")] = np.arange(len(v))
+        _, group, size = np.unique(v, return_inverse=True, return_counts=True)
+        return np.bincount(group, weights=r)[group] / size[group]  # tied values share their mean rank
+
+    rx, ry = ranks(np.asarray(x, float)), ranks(np.asarray(y, float))
+    if rx.std() == 0 or ry.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+__all__ = ["DATA_LATENTS", "LatentCoverage", "spearman"]

@@ -35,7 +35,7 @@ import torch
 
 from simdist.data.episodes import DatasetInfo, Episode
 from simdist.data.windows import WindowDataset
-from simdist.eval.coverage import LatentCoverage
+from simdist.eval.coverage import LatentCoverage, spearman
 from simdist.model.metrics import latent_prediction_error
 from simdist.model.world_model import ACTION, COMMAND, VALUE, PlanningContext, WorldModel
 from simdist.planning.agent import MPPIAgent, PolicyAgent
@@ -49,6 +49,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the headless backend)
 
 AGENTS = ("head", "mppi", "mppi_true_dynamics", "mppi_true_model", "mppi_true_model_sim_critic")
+REAL_ONLY = ("mppi_true_model_sim_critic",)  # in `sim` the critic already reads `sim` physics
 PARTS = ("dynamics", "reward", "value", "search")
 SMALL_SHARE = 0.15  # a part worth less than this much of Spearman ρ barely reorders the candidates
 
@@ -68,21 +69,6 @@ class DiagnoseConfig:
         for name in ("trials", "probe_episodes", "probes_per_episode", "data_windows"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
-
-    def ranks(v):
-        r = np.empty(len(v))
-        r[np.argsort(v, kind="mergesort")] = np.arange(len(v))
-        _, group, size = np.unique(v, return_inverse=True, return_counts=True)
-        return np.bincount(group, weights=r)[group] / size[group]  # tied values share their mean rank
-
-    rx, ry = ranks(np.asarray(x, float)), ranks(np.asarray(y, float))
-    if rx.std() == 0 or ry.std() == 0:
-        return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
 
 
 @torch.no_grad()
@@ -136,7 +122,7 @@ def probe_plan(
         rho[swapped] = spearman(r + gT * v, true_R)
     shares = shapley(rho)
     return {
-        **(_coverage_probe(coverage, zhat[:, -1], np.abs(pred_v - true_v)) if coverage else {}),
+        **(coverage.probe(zhat[:, -1], np.abs(pred_v - true_v)) if coverage else {}),
         "rho_learned_model": rho[(False, False, False)],
         "rho_true_dynamics": rho[(True, False, False)],
         "rho_value": spearman(lv, true_v),
@@ -147,21 +133,6 @@ def probe_plan(
         "value_error_predicted_end": float(np.abs(pred_v - true_v).mean()),
         "value_error_true_end": float(np.abs(lv - true_v).mean()),
         "reward_error_true_states": float(np.abs(lr - true_r).mean()),
-    }
-
-
-def _coverage_probe(coverage: LatentCoverage, end_latents: torch.Tensor, value_error: np.ndarray) -> dict:
-    """How far the candidates' (and the plan's and the head's: the last two) predicted end states lie from the
-    data, and how that tracks the value head's error there (Spearman ρ; > 0: further off the data, wronger)."""
-    distance = coverage.distance(end_latents)
-    near = distance <= np.median(distance)
-    return {
-        "end_distance_to_data": float(distance[:-2].mean()),
-        "plan_end_distance_to_data": float(distance[-2]),
-        "head_end_distance_to_data": float(distance[-1]),
-        "rho_distance_value_error": spearman(distance, value_error),
-        "value_error_nearer_half": float(value_error[near].mean()),
-        "value_error_further_half": float(value_error[~near].mean()) if (~near).any() else float("nan"),
     }
 
 
@@ -316,7 +287,7 @@ def diagnose(
     probe_steps = {int(k) for k in np.linspace(0, steps - 1, cfg.probes_per_episode + 2)[1:-1]}
     coverage = LatentCoverage(model, data) if data else None
     results, episodes, probing = {}, {}, None
-    for name in AGENTS if cfg.domain == "real" else AGENTS[:-1]:
+    for name in (a for a in AGENTS if cfg.domain == "real" or a not in REAL_ONLY):
         env = task.make_env(cfg.domain, physics, seed=cfg.seed)
         if name == "head":
             agent = PolicyAgent(model)

@@ -128,17 +128,6 @@ class MPPIPlanner:
             return torch.cat((self.prev_mean[1:], self.prev_mean[-1:]), dim=0)
         return policy_chunk.clone()
 
-    def first_centres(self, mean: torch.Tensor) -> torch.Tensor:
-        """Where the first iteration's Gaussian samples are centred: all at `mean`, or, with `previous_share` and
-        a previous plan, that share of them at the previous plan shifted one step (N, T, A): the search proposes
-        both the chunk's neighbourhood and a continuation of the last plan, and the scores choose."""
-        k = round(self.cfg.previous_share * self.cfg.samples)
-        if not k or self.prev_mean is None or self.cfg.warm_start:
-            return mean
-        previous = torch.cat((self.prev_mean[1:], self.prev_mean[-1:]), dim=0)
-        n, T, A = self.cfg.samples, self.T, self.A
-        return torch.cat((mean.expand(n - k, T, A), previous.expand(k, T, A)))
-
     @torch.no_grad()
     def plan(self, ctx: PlanningContext) -> PlanResult:
         cfg, T, A = self.cfg, self.T, self.A
@@ -146,11 +135,9 @@ class MPPIPlanner:
         mean = self.initial_mean(policy_chunk)
         std = torch.full((T, A), cfg.init_std, device=self.device)
         fallback, best = False, float("nan")
-        for i in range(cfg.iterations):
+        for _ in range(cfg.iterations):
             noise = torch.randn((cfg.samples, T, A), generator=self.generator, device=self.device)
             policy_noise = torch.randn((cfg.policy_samples, T, A), generator=self.generator, device=self.device)
-            if i == 0:
-                mean = self.first_centres(mean)
             if self._iterate is None or self.keep_candidates:
                 new_mean, new_std, best_r = self._iteration(ctx, mean, std, policy_chunk, noise, policy_noise)
             else:

@@ -54,10 +54,6 @@ class MPPIConfig:
     # chunk step after step: even with the true dynamics and return the pendulum's MPPI fell from 1.00 to 0.60
     # (docs/findings.md, "Planning").
     warm_start: bool = False
-    # Without the warm start: the share of the first iteration's Gaussian samples centred on the previous plan
-    # shifted one step instead of the BC chunk (mppi.MPPIPlanner.first_centres), so a departure the scores keep
-    # preferring can carry over from step to step while the chunk stays in the search.
-    previous_share: float = 0.0
     seed: int = 0
     # torch.compile each MPPI iteration (sampling, scoring, elite refit) and the base-policy head; same plans up to
     # float rounding. Opt-in: 3 s per planner with inductor's on-disk cache, 15-40 s cold (docs/benchmarks.md).
@@ -72,8 +68,6 @@ class MPPIConfig:
 
     def __post_init__(self) -> None:
         check_cpu_bf16(self.cpu_bf16)
-        if not 0.0 <= self.previous_share <= 1.0:
-            raise ValueError(f"mppi.previous_share must be in [0, 1], got {self.previous_share}")
         if self.weights not in WEIGHTS:
             raise ValueError(f"mppi.weights must be one of {list(WEIGHTS)}, got {self.weights!r}")
 

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from simdist.config import replace
+from simdist.data.generate import critic_values as episode_values
 from simdist.model.world_model import ACTION, PlanningContext
 from simdist.planning.agent import MPPIAgent
 from simdist.planning.mppi import MPPIPlanner
@@ -79,10 +80,9 @@ class Rollouts:
 
 
 def critic_values(critic, states: np.ndarray) -> np.ndarray:
-    """V^e of a stack of privileged states (..., P): in one batch where the critic has `values`."""
+    """V^e of a stack of privileged states (..., P), batched as Alg. 2 labels its episodes."""
     flat = states.reshape(-1, states.shape[-1])
-    values = critic.values(flat) if hasattr(critic, "values") else [critic.value(p) for p in flat]
-    return np.asarray(values, float).reshape(states.shape[:-1])
+    return episode_values(critic, list(flat)).reshape(states.shape[:-1])
 
 
 def simulator_rollouts(env, critic, actions: np.ndarray, step_values: bool = False) -> Rollouts:

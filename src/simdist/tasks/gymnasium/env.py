@@ -104,8 +104,13 @@ class GymAdapterEnv(gym.Env):
 
     def _obs(self) -> dict[str, np.ndarray]:
         groups = self._groups(self._gym_obs())
+        noise = self._noise(groups, self._rng)
+        return {k: v + noise[k] for k, v in groups.items()}
+
+    def _noise(self, groups: dict[str, np.ndarray], rng: np.random.Generator) -> dict:
+        """One step's sensor noise for each group (0 where the domain has none)."""
         std = self.physics.obs_noise_std
-        return {k: v + self._rng.normal(0.0, std, v.shape).astype(np.float32) if std else v for k, v in groups.items()}
+        return {k: rng.normal(0.0, std, v.shape).astype(np.float32) if std else 0.0 for k, v in groups.items()}
 
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and effective physics in every domain: for the expert only, never for learning code."""
@@ -182,11 +187,8 @@ class GymAdapterEnv(gym.Env):
         obs = {k: np.empty((T, N, *v.shape), np.float32) for k, v in self.observation_space.spaces.items()}
         reward, privileged = np.empty((T, N)), []
         for k in range(T):
-            std = self.physics.obs_noise_std  # one draw per step, shared by every sequence (as a copy's stream)
-            groups = self._groups(np.zeros_like(self._gym_obs()))
-            noise = {
-                g: scratch._rng.normal(0.0, std, v.shape).astype(np.float32) if std else 0.0 for g, v in groups.items()
-            }
+            # one draw per step, shared by every sequence (as a copy's stream)
+            noise = self._noise(self._groups(np.zeros_like(self._gym_obs())), scratch._rng)
             for n in range(N):
                 set_state(self.model, scratch.data, states[n, (k + 1) * frames - 1])
                 for g, v in scratch._groups(scratch._gym_obs()).items():

@@ -55,6 +55,16 @@ def sample_initial_condition(rng: np.random.Generator) -> tuple[float, float]:
     return float(rng.choice([-1, 1]) * rng.uniform(0.3, 1.0)), float(rng.uniform(-1.0, 1.0))
 
 
+def proprio(theta, theta_dot) -> np.ndarray:
+    """[cos θ, sin θ, θ̇] (float32) for angles and rates of any (matching) shape."""
+    return np.stack((np.cos(theta), np.sin(theta), theta_dot), axis=-1).astype(np.float32)
+
+
+def dense_reward(theta, theta_dot, u):
+    """½(1 + cos θ) − 0.05 θ̇² − 0.01 u², elementwise."""
+    return 0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2
+
+
 def wrap_angle(theta: float) -> float:
     return float((theta + np.pi) % (2 * np.pi) - np.pi)
 
@@ -98,10 +108,10 @@ class PendulumEnv(gym.Env):
         return float(self.data.qvel[0])
 
     def _obs(self) -> dict[str, np.ndarray]:
-        th, thd = self.theta, self.theta_dot
-        clean = np.array([np.cos(th), np.sin(th), thd], np.float32)
-        noise = self._rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32)
-        return {"proprio": clean + noise}
+        return {"proprio": proprio(self.theta, self.theta_dot) + self._noise(self._rng)}
+
+    def _noise(self, rng: np.random.Generator) -> np.ndarray:
+        return rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32)
 
     def render_scene(self) -> tuple[mujoco.MjModel, mujoco.MjData, mujoco.MjvCamera]:
         """Model, data and a fixed side camera on the pivot, for rollout videos (simdist.eval.video)."""
@@ -113,8 +123,16 @@ class PendulumEnv(gym.Env):
 
     def oracle_privileged_state(self) -> np.ndarray:
         """True state and physics, in every domain: for expert evaluation only, never for learning code."""
-        p = self.physics
-        return np.array([self.theta, self.theta_dot, self.mass, p.length, self.damping, self.max_torque], np.float32)
+        return self._privileged(np.float64(self.theta), np.float64(self.theta_dot))
+
+    def _privileged(self, theta: np.ndarray, theta_dot: np.ndarray) -> np.ndarray:
+        """[θ, θ̇, mass, length, damping, max torque] for angles and rates of any (matching) shape."""
+        physics = np.broadcast_to(
+            [self.mass, self.physics.length, self.damping, self.max_torque], (*np.shape(theta), 4)
+        )
+        return np.concatenate((np.asarray(theta)[..., None], np.asarray(theta_dot)[..., None], physics), -1).astype(
+            np.float32
+        )
 
     def _info(self) -> dict:
         upright = abs(self.theta) < UPRIGHT_RAD and abs(self.theta_dot) < UPRIGHT_RATE
@@ -147,16 +165,12 @@ class PendulumEnv(gym.Env):
         controls = queued_then([np.array([q]) for q in self._queue], np.repeat(u, S, axis=1)[..., None])
         states = play_controls(self.model, self.data, controls)[:, S - 1 :: S]  # after each control step
         theta, theta_dot = (states[..., 1] + np.pi) % (2 * np.pi) - np.pi, states[..., 2]  # one hinge: qpos, qvel
-        rng = copy.deepcopy(self._rng)
-        noise = np.stack([rng.normal(0.0, self.physics.obs_noise_std, 3).astype(np.float32) for _ in range(T)])
-        clean = np.stack((np.cos(theta), np.sin(theta), theta_dot), axis=-1).astype(np.float32)
-        p = self.physics
-        physics = np.broadcast_to([self.mass, p.length, self.damping, self.max_torque], (*theta.shape, 4))
-        privileged = np.concatenate((theta[..., None], theta_dot[..., None], physics), axis=-1)
+        rng = copy.deepcopy(self._rng)  # a copy's noise stream: one draw per step, shared by every sequence
+        noise = np.stack([self._noise(rng) for _ in range(T)])
         return Sequences(
-            obs={"proprio": clean + noise},
-            dense_reward=0.5 * (1 + np.cos(theta)) - 0.05 * theta_dot**2 - 0.01 * u**2,
-            privileged=privileged.astype(np.float32),
+            obs={"proprio": proprio(theta, theta_dot) + noise},
+            dense_reward=dense_reward(theta, theta_dot, u),
+            privileged=self._privileged(theta, theta_dot),
             steps_left=self.episode_steps - self._t,
         )
 
@@ -170,8 +184,7 @@ class PendulumEnv(gym.Env):
             self.data.ctrl[0] = self._queue.popleft()
             mujoco.mj_step(self.model, self.data)
         self._t += 1
-        th, thd = self.theta, self.theta_dot
-        dense = 0.5 * (1 + np.cos(th)) - 0.05 * thd**2 - 0.01 * u**2
+        dense = dense_reward(self.theta, self.theta_dot, u)
         info = self._info()
         first_success = info["success"] and not self._solved
         self._solved = self._solved or info["success"]
