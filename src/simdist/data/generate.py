@@ -16,7 +16,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -24,97 +24,21 @@ import torch
 
 from simdist.data.episodes import DatasetError, DatasetInfo, Episode, create_dataset, load_episodes, write_episodes
 from simdist.data.ray_generate import generate_on_ray, ray_cluster
-from simdist.presets import Registry
+from simdist.data.regime import (  # noqa: F401 (re-exported: the generator's public names)
+    DATA_REGISTRY,
+    GENERATION_PRESETS,
+    GenerationConfig,
+    NoiseWindows,
+    expert_only,
+    generation_preset,
+    noised_action,
+)
+from simdist.data.resets import MidTaskStarts
 from simdist.progress import progress_bar
 from simdist.tasks import get_task
 from simdist.tasks.base import COMMAND_KEY
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class GenerationConfig:
-    expert_prob: float = 0.5
-    noise_on_steps: tuple[int, int] = (1, 5)  # inclusive range of a noise-on window
-    noise_off_steps: tuple[int, int] = (5, 10)  # inclusive range of a noise-off window
-    noise_std_range: tuple[float, float] = (0.05, 0.5)  # per instance and action dimension, action units
-    never_noise_prob: float = 0.0  # share of instances that are never noised
-    start_noised_prob: float = 0.5
-    episodes_per_file: int = 50
-    # The regime in physical units, where set: window lengths in seconds (replacing the step ranges, converted with
-    # the task's control period) and the std in fractions of each action's half-range (replacing action units).
-    noise_on_s: tuple[float, float] | None = None
-    noise_off_s: tuple[float, float] | None = None
-    noise_std_of_range: bool = False
-
-    def window_steps(self, control_period_s: float) -> tuple[tuple[int, int], tuple[int, int]]:
-        """The (on, off) window ranges in control steps at `control_period_s` (at least one step each)."""
-        steps = lambda s: tuple(max(1, round(x / control_period_s)) for x in s)
-        return (
-            steps(self.noise_on_s) if self.noise_on_s else tuple(self.noise_on_steps),
-            steps(self.noise_off_s) if self.noise_off_s else tuple(self.noise_off_steps),
-        )
-
-
-GENERATION_PRESETS = {
-    # Paper, manipulation: on U[1,5], off U[5,10] (the std range is not published; ours is in bounded units).
-    "manipulation": GenerationConfig(),
-    # Paper/authors, quadruped: on U[1,50), off U[25,500), σ ~ U[0.05, 2.5] per joint, 2.5 % never noised.
-    "quadruped": GenerationConfig(
-        noise_on_steps=(1, 49), noise_off_steps=(25, 499), noise_std_range=(0.05, 2.5), never_noise_prob=0.025
-    ),
-    # Small control tasks (10-50 Hz), in physical units: noise for 0.1-0.5 s between clean stretches of 1-3 s, σ a
-    # twentieth to a quarter of each action's half-range, so that the expert recovers in between at any control rate
-    # (half the range dropped InvertedPendulum's expert to 0.56; docs/findings.md, "Data, training and checkpoints").
-    "control": GenerationConfig(
-        noise_on_s=(0.1, 0.5), noise_off_s=(1.0, 3.0), noise_std_range=(0.05, 0.25), noise_std_of_range=True
-    ),
-}
-DATA_REGISTRY: Registry[GenerationConfig] = Registry("data", GENERATION_PRESETS)
-
-
-def expert_only(cfg: GenerationConfig) -> GenerationConfig:
-    """Table I's "expert data only": the same generator with the clean expert alone (no sub-optimal policies,
-    no noise windows), so every action is an uncorrupted expert action."""
-    return replace(cfg, expert_prob=1.0, never_noise_prob=1.0)
-
-
-def generation_preset(name: str) -> GenerationConfig:
-    return DATA_REGISTRY.get(name)
-
-
-class NoiseWindows:
-    """Alternating on/off noise windows for one environment instance of the task with TaskSpec `spec` (needed where
-    the regime is in seconds or in fractions of the action range)."""
-
-    def __init__(self, cfg: GenerationConfig, action_dim: int, rng: np.random.Generator, spec=None):
-        if spec is None and (cfg.noise_on_s or cfg.noise_off_s or cfg.noise_std_of_range):
-            raise ValueError("a noise regime in seconds or action-range units needs the task's spec")
-        self.cfg, self.rng = cfg, rng
-        self.windows = (
-            cfg.window_steps(spec.control_period_s)
-            if spec is not None
-            else (tuple(cfg.noise_on_steps), tuple(cfg.noise_off_steps))
-        )
-        self.std = rng.uniform(*cfg.noise_std_range, size=action_dim)
-        if cfg.noise_std_of_range:
-            self.std = self.std * (np.asarray(spec.action_high) - np.asarray(spec.action_low)) / 2
-        self.never = rng.random() < cfg.never_noise_prob
-        self.on = (not self.never) and rng.random() < cfg.start_noised_prob
-        self.left = self._duration()
-
-    def _duration(self) -> int:
-        lo, hi = self.windows[0] if self.on else self.windows[1]
-        return int(self.rng.integers(lo, hi + 1))
-
-    def step(self) -> bool:
-        """Whether this step is noised; advances the window timer."""
-        noised = self.on
-        self.left -= 1
-        if self.left <= 0 and not self.never:
-            self.on = not self.on
-            self.left = self._duration()
-        return noised
 
 
 def critic_values(critic, states: list[np.ndarray]) -> np.ndarray:
@@ -125,21 +49,28 @@ def critic_values(critic, states: list[np.ndarray]) -> np.ndarray:
     return np.array([critic.value(s) for s in states], np.float64)
 
 
-def run_episode(task, env, policy, is_expert: bool, critic, cfg: GenerationConfig, rng: np.random.Generator) -> Episode:
+def run_episode(
+    task, env, policy, is_expert: bool, critic, cfg: GenerationConfig, rng: np.random.Generator, starts=None
+) -> Episode:
+    """One Alg. 2 episode by `policy`; with `starts` (:class:`simdist.data.resets.MidTaskStarts`), a share
+    `cfg.mid_task_prob` of them start mid-task, on a copy of the env (its time limit counts the steps before)."""
     spec = task.spec
     low, high = np.array(spec.action_low), np.array(spec.action_high)
     noise = NoiseWindows(cfg, spec.action_dim, rng, spec)
-    obs, info = env.reset(seed=int(rng.integers(1 << 31)))
+    seed = int(rng.integers(1 << 31))
+    steps = spec.episode_steps
+    if starts is not None and cfg.mid_task_prob > 0 and rng.random() < cfg.mid_task_prob:
+        env, obs, info = starts.next(seed)
+        if cfg.mid_task_s is not None:
+            steps = max(1, round(cfg.mid_task_s / spec.control_period_s))
+    else:
+        obs, info = env.reset(seed=seed)
     policy.reset(rng)
     rec: dict[str, list] = {k: [] for k in ("action", "command", "reward", "state", "expert", "infos")}
     rec_obs: dict[str, list] = {g: [] for g in spec.obs_shapes}
-    for _ in range(spec.episode_steps):
+    for _ in range(steps):
         state = info["privileged"]
-        action = np.asarray(policy.act(state), np.float64)
-        noised = noise.step()
-        if noised:
-            action = action + rng.normal(0.0, noise.std)
-        action = np.clip(action, low, high)
+        action, noised = noised_action(np.asarray(policy.act(state), np.float64), noise, low, high, rng)
         for g in spec.obs_shapes:
             rec_obs[g].append(obs[g])
         if spec.command_dim:
@@ -190,13 +121,14 @@ def _worker(
     expert, others, critic = task.expert(), list(task.suboptimal_policies()), task.critic()
     if setup is not None:
         env, expert, others = setup(task, env)
+    starts = MidTaskStarts(task, env, expert, cfg, rng) if cfg.mid_task_prob > 0 else None
     buffer: list[Episode] = []
     for i in range(n_episodes):
         if parent_pid is not None and os.getppid() != parent_pid:
             return
         use_expert = not others or rng.random() < cfg.expert_prob
         policy = expert if use_expert else others[int(rng.integers(len(others)))]
-        buffer.append(run_episode(task, env, policy, use_expert, critic, cfg, rng))
+        buffer.append(run_episode(task, env, policy, use_expert, critic, cfg, rng, starts=starts))
         if len(buffer) == cfg.episodes_per_file or i == n_episodes - 1:
             write_episodes(out, buffer, name=f"s{seed}_w{worker}_{i // cfg.episodes_per_file:05d}")
             buffer = []
