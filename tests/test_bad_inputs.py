@@ -82,6 +82,7 @@ CASES = [
     ("ablate pendulum --sim-data {in}/missing --out {out}", "--sim-data"),
     ("ablate pendulum --sim-data {data} --out {out} --trials 0", "--trials 0"),
     ("bench plan --repeats 0", "--repeats 0"),
+    ("bench train --preset cpu --set model.attention_dropuot=0", "--set model.attention_dropuot=0"),
     ("compare pendulum --sim-data {data} --out {out} --budget 0", "--budget 0"),
     ("dagger pendulum --checkpoint {ckpt} --sim-data {in}/file.txt --out {out}", "file.txt: a file"),
     ("refine pendulum --checkpoint {ckpt} --sim-data {in}/missing --out {out}", "--sim-data"),

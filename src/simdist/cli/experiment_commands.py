@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simdist.cli.parser import add_alias, add_command, add_set
 from simdist.cli.run_config import configure, take_section
-from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, finetune_preset, model_preset, train_preset
+from simdist.config import FINETUNE_PRESETS, TRAIN_PRESETS, ModelConfig, finetune_preset, model_preset, train_preset
 from simdist.experiments import bench
 from simdist.experiments.ablations import ABLATIONS, AblationSettings, run_ablations
 from simdist.experiments.baseline_settings import (
@@ -117,6 +117,7 @@ def cmd_bench(args) -> dict:
         amp=args.amp,
         compile_mode=args.compile,
         batch_size=args.batch,
+        model_overrides=parse_overrides(ModelConfig, take_section(args, "model"), "--set model."),
     )
 
 
@@ -267,7 +268,7 @@ def _add_bench(sub) -> None:
         "(default, reduce-overhead, max-autotune-no-cudagraphs)",
     )
     sp.add_argument("--batch", type=int, help="train: batch size (default: the preset's)")
-    add_set(sp, "mppi", "mppi.samples=128 (plan)", config=False)
+    add_set(sp, "mppi, model", "mppi.samples=128 (plan), model.attention_dropout=0 (train)", config=False)
 
 
 def add_parsers(sub) -> None:

@@ -175,14 +175,16 @@ def bench_train(
     amp: bool = False,
     compile_mode: str | None = None,
     batch_size: int | None = None,
+    model_overrides: dict | None = None,
 ) -> dict:
     """Training throughput (sequences/s) of Eq. 2 forward + backward + Adam at the preset's batch size, or
     `batch_size` (with `amp`: bf16 autocast, as the trainer uses on a GPU with `amp` and on a CPU with
     `cpu_bf16`). `compile_mode` runs the forward through torch.compile as the trainer's `TrainConfig.compile`
     does ("default"), or with another inductor mode ("reduce-overhead": CUDA graphs; "max-autotune-no-cudagraphs");
-    first_steps_s is the two warm-up steps, the compile included."""
+    first_steps_s is the two warm-up steps, the compile included. `model_overrides` replaces ModelConfig fields."""
     dev = torch.device(device)
-    model = WorldModel(model_preset(model_name), _spec_for(model_name)).train().to(dev)
+    model_cfg = replace(model_preset(model_name), **(model_overrides or {}))
+    model = WorldModel(model_cfg, _spec_for(model_name)).train().to(dev)
     batch_size = batch_size or train_preset(model_name).batch_size
     forward_model = compile_model(model, compile_mode) if compile_mode else model
     opt = adam(list(model.parameters()), 1e-4, dev)  # the trainer's optimizer
@@ -202,6 +204,7 @@ def bench_train(
     median = statistics.median(_time_s(step, repeats, warmup=1, device=dev))
     return {
         "model_preset": model_name,
+        "model_overrides": model_overrides or {},
         "batch_size": batch_size,
         "amp": amp,
         "compile_mode": compile_mode,
