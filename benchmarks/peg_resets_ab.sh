@@ -6,7 +6,8 @@
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
-# BC head on both grids and the manipulation-prior planner on Narrow, 40 trials each. Records: DIR/*.json.
+# BC head on both grids at 18,000, 27,000 and 36,000 steps and the manipulation-prior planner on Narrow, 40 trials
+# each, then B's 18,000-step head in `real` with and without the dynamics back to `sim`. Records: DIR/*.json.
 #
 #   bash benchmarks/peg_resets_ab.sh [DIR]        # default runs/peg_resets_ab; about 2 h 15 min on 2 cores
 set -euo pipefail
@@ -27,13 +28,23 @@ train() {
 train A & train B &
 wait
 python benchmarks/peg_data_probe.py bc-error "$DIR/C" "$DIR/mA" "$DIR/mB" > "$DIR/bc_error.jsonl"
+head_eval() { simdist evaluate peg-insertion --checkpoint "$1" --trials 40 --agent policy --quiet --json "${@:3}" | tail -1 > "$2"; }
 evaluate() {
   local m=$DIR/m$1
   for g in narrow wide; do
-    simdist evaluate peg-insertion --checkpoint "$m" --grid $g --trials 40 --agent policy --quiet --json | tail -1 > "$m.head_$g.json"
+    head_eval "$m" "$m.head_$g.json" --grid $g
+    for s in 018000 027000; do head_eval "$m/step_$s" "$m.step$s.head_$g.json" --grid $g; done
   done
   simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
     | tail -1 > "$m.prior_narrow.json"
 }
 evaluate A & evaluate B &
+wait
+# B's best head (18,000 steps): the planner beside it, and calibration rule 1b's two `real` cells
+m=$DIR/mB/step_018000
+simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
+  | tail -1 > "$DIR/mB18.prior_narrow.json" &
+head_eval "$m" "$DIR/mB18.head_narrow_real.json" --grid narrow --domain real
+echo '{"with_sim": ["arm", "contact"]}' > "$DIR/dynamics_sim.json"
+head_eval "$m" "$DIR/mB18.head_narrow_real_dynamics_sim.json" --grid narrow --domain real --physics "$DIR/dynamics_sim.json"
 wait
