@@ -7,7 +7,7 @@ from simdist.data.resets import MidTaskStarts
 from simdist.tasks import get_task
 
 
-def test_starts_are_states_of_the_expert_run_second_half_each_on_its_own_env():
+def test_starts_are_seeded_states_of_an_expert_run_each_on_its_own_env():
     task = get_task("pendulum")
     env = task.make_env("sim", seed=0)
     cfg = GenerationConfig(mid_task_prob=1.0, mid_task_starts_per_run=3)

@@ -34,6 +34,14 @@ class GenerationConfig:
     mid_task_s: float | None = None  # recorded length of such an episode, seconds (None: up to the task's limit)
     mid_task_starts_per_run: int = 4  # starts taken from one expert run (data/resets.py)
 
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.mid_task_prob <= 1.0:
+            raise ValueError(f"data.mid_task_prob is a share within [0, 1], got {self.mid_task_prob}")
+        if self.mid_task_s is not None and self.mid_task_s <= 0:
+            raise ValueError(f"data.mid_task_s is a positive number of seconds or none, got {self.mid_task_s}")
+        if self.mid_task_starts_per_run < 1:
+            raise ValueError(f"data.mid_task_starts_per_run must be at least 1, got {self.mid_task_starts_per_run}")
+
     def window_steps(self, control_period_s: float) -> tuple[tuple[int, int], tuple[int, int]]:
         """The (on, off) window ranges in control steps at `control_period_s` (at least one step each)."""
         steps = lambda s: tuple(max(1, round(x / control_period_s)) for x in s)
@@ -105,6 +113,7 @@ class NoiseWindows:
 
 
 def noised_action(action, noise: NoiseWindows, low, high, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """`action` with the window's Gaussian noise where it is on, clipped to the bounds; and whether it was noised."""
     noised = noise.step()
     if noised:
         action = action + rng.normal(0.0, noise.std)

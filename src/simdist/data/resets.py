@@ -20,8 +20,6 @@ class MidTaskStarts:
     per run, handed out one per episode. Each start is its own copy of the env: the caller steps it and drops it."""
 
     def __init__(self, task, env, starter, cfg: GenerationConfig, rng: np.random.Generator):
-        if cfg.mid_task_starts_per_run < 1:
-            raise ValueError(f"mid_task_starts_per_run must be at least 1, got {cfg.mid_task_starts_per_run}")
         self.task, self.env, self.starter, self.cfg, self.rng = task, env, starter, cfg, rng
         self.pending: list[tuple] = []
 
@@ -37,7 +35,7 @@ class MidTaskStarts:
         noise = NoiseWindows(self.cfg, spec.action_dim, rng, spec)
         obs, info = env.reset(seed=seed)
         self.starter.reset(rng)
-        visited = [(copy.deepcopy(env), obs, info)]
+        kept, first = [(copy.deepcopy(env), obs, info)], 0  # kept[k] is the run's step first + k
         for _ in range(spec.episode_steps - 1):
             action, _ = noised_action(
                 np.asarray(self.starter.act(info["privileged"]), np.float64), noise, low, high, rng
@@ -45,11 +43,12 @@ class MidTaskStarts:
             obs, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:  # a finished task is no start
                 break
-            visited.append((copy.deepcopy(env), obs, info))
-        half = len(visited) // 2
+            kept.append((copy.deepcopy(env), obs, info))
+            drop = (first + len(kept)) // 2 - first  # steps before the half so far can never be drawn: free them
+            del kept[:drop]
+            first += drop
+        steps = first + len(kept)
         picks = rng.choice(
-            np.arange(half, len(visited)),
-            size=min(self.cfg.mid_task_starts_per_run, len(visited) - half),
-            replace=False,
+            np.arange(steps // 2, steps), size=min(self.cfg.mid_task_starts_per_run, steps - steps // 2), replace=False
         )
-        return [visited[i] for i in sorted(picks, reverse=True)]
+        return [kept[i - first] for i in sorted(picks, reverse=True)]
