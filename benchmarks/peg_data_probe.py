@@ -1,8 +1,9 @@
 """Peg Insertion's data, probed where the task is hard (the last centimetre above the hole).
 
-python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0]
-    how much of the expert's near-hole correction the perceived peg-to-hole offset can predict: OLS gains of
-    the expert's xy action on the true and on the perceived offset, for grid starts and for mid-task starts
+python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0] [--teacher expert|perceiving]
+    how much of the teacher's near-hole correction the perceived peg-to-hole offset can predict: OLS gains of
+    its xy action on the true and on the perceived offset, and the share of the action's variance the perceived
+    offset explains (r2), for grid starts and for mid-task starts
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
     those within 1 cm of the hole axis (one JSON line per model)
@@ -17,7 +18,7 @@ import numpy as np
 import torch
 
 from simdist.data.episodes import load_episodes
-from simdist.data.generate import GenerationConfig, run_episode
+from simdist.data.generate import GenerationConfig, run_episode, teacher
 from simdist.data.resets import MidTaskStarts
 from simdist.data.windows import WindowDataset
 from simdist.model.world_model import VALUE
@@ -43,11 +44,15 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.cov(x, y)[0, 1] / np.var(x))
 
 
-def gain(episodes: int, seed: int) -> None:
+def _r2(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.corrcoef(x, y)[0, 1] ** 2)
+
+
+def gain(episodes: int, seed: int, teacher_name: str) -> None:
     task = get_task("peg-insertion")
     critic = _StateRecorder(task.critic())
     for name, cfg in REGIMES.items():
-        rng, env, expert = np.random.default_rng(seed), task.make_env("sim", seed=seed), task.expert()
+        rng, env, expert = np.random.default_rng(seed), task.make_env("sim", seed=seed), teacher(task, teacher_name)
         starts = MidTaskStarts(task, env, expert, cfg, rng) if cfg.mid_task_prob else None
         perceived, true, action = [], [], []
         for _ in range(episodes):
@@ -63,6 +68,7 @@ def gain(episodes: int, seed: int) -> None:
         print(
             json.dumps(
                 {
+                    "teacher": teacher_name,
                     "regime": name,
                     "steps": int(y.size // 2),
                     "true_offset_std_mm": round(1e3 * float(x_t.std()), 2),
@@ -70,6 +76,8 @@ def gain(episodes: int, seed: int) -> None:
                     "gain_on_true": round(_slope(x_t, y), 1),
                     "gain_on_perceived": round(_slope(x_p, y), 1),
                     "ratio": round(_slope(x_p, y) / _slope(x_t, y), 2),
+                    "r2_on_perceived": round(_r2(x_p, y), 2),
+                    "r2_on_true": round(_r2(x_t, y), 2),
                 }
             )
         )
@@ -112,13 +120,14 @@ def main() -> None:
     g = sub.add_parser("gain")
     g.add_argument("--episodes", type=int, default=150)
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--teacher", default="expert", help="who fills the expert's slot (data.teacher)")
     b = sub.add_parser("bc-error")
     b.add_argument("data")
     b.add_argument("checkpoints", nargs="+")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.probe == "gain":
-        gain(args.episodes, args.seed)
+        gain(args.episodes, args.seed, args.teacher)
     else:
         bc_error(args.data, args.checkpoints)
 

@@ -29,9 +29,11 @@ from simdist.data.regime import (  # noqa: F401 (re-exported: the generator's pu
     GENERATION_PRESETS,
     GenerationConfig,
     NoiseWindows,
+    act,
     expert_only,
     generation_preset,
     noised_action,
+    teacher,
 )
 from simdist.data.resets import MidTaskStarts
 from simdist.progress import progress_bar
@@ -70,7 +72,7 @@ def run_episode(
     rec_obs: dict[str, list] = {g: [] for g in spec.obs_shapes}
     for _ in range(steps):
         state = info["privileged"]
-        action, noised = noised_action(np.asarray(policy.act(state), np.float64), noise, low, high, rng)
+        action, noised = noised_action(np.asarray(act(policy, obs, state), np.float64), noise, low, high, rng)
         for g in spec.obs_shapes:
             rec_obs[g].append(obs[g])
         if spec.command_dim:
@@ -118,7 +120,7 @@ def _worker(
     task = get_task(task_name)
     rng = np.random.default_rng([seed, worker])
     env = task.make_env("sim", physics, seed=seed * 1000 + worker)
-    expert, others, critic = task.expert(), list(task.suboptimal_policies()), task.critic()
+    expert, others, critic = teacher(task, cfg.teacher), list(task.suboptimal_policies()), task.critic()
     if setup is not None:
         env, expert, others = setup(task, env)
     starts = MidTaskStarts(task, env, expert, cfg, rng) if cfg.mid_task_prob > 0 else None
@@ -162,6 +164,7 @@ def generate(
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
     task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
+    teacher(task, cfg.teacher)  # an unknown teacher fails here, before anything is written
     with ray_cluster(ray):  # a cluster that cannot be reached fails here too
         return _generate(task, out, episodes, workers, seed, cfg, physics, progress, setup, notes, ray is not None)
 

@@ -259,6 +259,8 @@ def generate_batched(
         raise ValueError("domain 'real' needs scene 'course': the training terrain exists only in simulation")
     physics = domain_physics(task, domain, physics)
     cfg = cfg or generation_preset("quadruped")
+    if cfg.teacher != "expert":
+        raise ValueError(f"data.teacher={cfg.teacher!r} needs the per-episode generator: `simdist generate`")
     if cfg.mid_task_prob > 0:
         raise ValueError("mid-task starts (data.mid_task_prob) need the per-episode generator: `simdist generate`")
     spec = task.spec

@@ -33,6 +33,9 @@ class GenerationConfig:
     mid_task_prob: float = 0.0
     mid_task_s: float | None = None  # recorded length of such an episode, seconds (None: up to the task's limit)
     mid_task_starts_per_run: int = 4  # starts taken from one expert run (data/resets.py)
+    # Who fills the expert's slot: "expert" (the task's privileged expert, the paper's) or one of the task's
+    # `teachers()` (Peg Insertion: "perceiving", aiming at the perceived hole; tasks/peg_insertion/teacher.py).
+    teacher: str = "expert"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.mid_task_prob <= 1.0:
@@ -66,6 +69,26 @@ GENERATION_PRESETS = {
     ),
 }
 DATA_REGISTRY: Registry[GenerationConfig] = Registry("data", GENERATION_PRESETS)
+
+
+def teachers(task) -> dict:
+    """The policies that may fill Alg. 2's expert slot on `task`: name -> factory."""
+    return {"expert": task.expert, **(task.teachers() if hasattr(task, "teachers") else {})}
+
+
+def teacher(task, name: str):
+    """A fresh instance of the teacher `name`; an unknown name is one error line listing the task's teachers."""
+    options = teachers(task)
+    if name not in options:
+        raise ValueError(f"data.teacher: {task.spec.name} has no teacher {name!r}; valid: {', '.join(options)}")
+    return options[name]()
+
+
+def act(policy, obs: dict, privileged: np.ndarray) -> np.ndarray:
+    """A policy's action on the privileged state; a policy that also perceives (`observe`) is shown `obs` first."""
+    if hasattr(policy, "observe"):
+        policy.observe(obs)
+    return policy.act(privileged)
 
 
 def expert_only(cfg: GenerationConfig) -> GenerationConfig:

@@ -12,7 +12,7 @@ import copy
 
 import numpy as np
 
-from simdist.data.regime import GenerationConfig, NoiseWindows, noised_action
+from simdist.data.regime import GenerationConfig, NoiseWindows, act, noised_action
 
 
 class MidTaskStarts:
@@ -38,7 +38,7 @@ class MidTaskStarts:
         kept, first = [(copy.deepcopy(env), obs, info)], 0  # kept[k] is the run's step first + k
         for _ in range(spec.episode_steps - 1):
             action, _ = noised_action(
-                np.asarray(self.starter.act(info["privileged"]), np.float64), noise, low, high, rng
+                np.asarray(act(self.starter, obs, info["privileged"]), np.float64), noise, low, high, rng
             )
             obs, _, terminated, truncated, info = env.step(action)
             if terminated or truncated:  # a finished task is no start

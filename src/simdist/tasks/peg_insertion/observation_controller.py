@@ -140,8 +140,8 @@ class ObservationController:
             "peg": self._peg.mean,
             "peg_axis": get("peg_axis_est"),
             "hole": self._hole.mean,
-            "hole_yaw": _mean_square_yaw(self._hole_yaw_sum),
-            "peg_yaw": _mean_square_yaw(self._peg_yaw_sum),
+            "hole_yaw": mean_square_yaw(self._hole_yaw_sum),
+            "peg_yaw": mean_square_yaw(self._peg_yaw_sum),
             "wrench": np.asarray(obs[WRENCH_KEY], dtype=np.float64),
         }
 
@@ -257,7 +257,7 @@ class ObservationController:
         return radius * np.array([np.cos(self._theta), np.sin(self._theta)])
 
 
-def _mean_square_yaw(features_sum: np.ndarray) -> float:
+def mean_square_yaw(features_sum: np.ndarray) -> float:
     """The yaw of a square from the sum of its (cos 4y, sin 4y) readings (a circular mean)."""
     return float(np.arctan2(features_sum[1], features_sum[0]) / SQUARE_SYMMETRY)
 

@@ -63,6 +63,12 @@ class PegInsertionTask(UR5eTask):
     training_grid = TRAINING_GRID
     expert_module = expert_module
 
+    def teachers(self) -> dict:
+        """Alternatives to the privileged expert for Alg. 2's expert slot (`--set data.teacher=NAME`)."""
+        from simdist.tasks.peg_insertion.teacher import perceiving_teacher
+
+        return {"perceiving": perceiving_teacher}
+
     def teleoperator(self):
         """Stand-in for a human teleoperator in `real` (demonstrations for the baselines); see expert.TELEOPERATOR."""
         return expert_module.teleoperator()
