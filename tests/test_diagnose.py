@@ -245,3 +245,15 @@ def test_step_values_agree_between_batched_and_stepped_rollouts():
     slow = stepped_rollouts(env, task.critic(), actions, step_values=True)
     np.testing.assert_allclose(fast.values, slow.values, atol=1e-4)
     assert (fast.values[:, 3:] == 0).all() and (fast.values[:, :3] != 0).all()
+
+
+def test_effect_error_is_zero_for_exact_shifts_and_one_for_a_model_that_ignores_the_actions():
+    import torch
+
+    from simdist.eval.diagnose import effect_error
+
+    true = torch.randn(6, 4, 3)
+    assert effect_error(true.clone(), true) == pytest.approx(0.0, abs=1e-6)
+    assert effect_error(true + 5.0, true) == pytest.approx(0.0, abs=1e-5)  # an offset shared by all is no effect
+    frozen = true[-1:].expand(6, 4, 3).clone()  # every candidate predicted where the head goes
+    assert effect_error(frozen, true) == pytest.approx(1.0)

@@ -41,7 +41,13 @@ from simdist.model.world_model import ACTION, COMMAND, VALUE, PlanningContext, W
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.mppi import PlanResult
 from simdist.planning.settings import MPPIConfig
-from simdist.planning.simulator import SimPhysicsCritic, SimulatorMPPIAgent, learned_return_parts, simulator_rollouts
+from simdist.planning.simulator import (
+    SimPhysicsCritic,
+    SimulatorMPPIAgent,
+    encoded_rollouts,
+    learned_return_parts,
+    simulator_rollouts,
+)
 from simdist.rollout import rollout
 from simdist.tasks.base import check_domain, default_grid
 
@@ -133,7 +139,17 @@ def probe_plan(
         "value_error_predicted_end": float(np.abs(pred_v - true_v).mean()),
         "value_error_true_end": float(np.abs(lv - true_v).mean()),
         "reward_error_true_states": float(np.abs(lr - true_r).mean()),
+        "effect_error": effect_error(zhat, encoded_rollouts(model, rollouts, zhat.device)),
     }
+
+
+def effect_error(predicted: torch.Tensor, true: torch.Tensor) -> float:
+    """How wrong the dynamics is about what leaving the head does: the error of each candidate's predicted end-latent
+    shift from the head's (the last row) against the true shift, relative to the true shift (0: exact; 1: as far off
+    as ignoring the actions). A finetune on the robot's own (on-plan) data can lower the error on the executed
+    actions while raising this one, and the planner ranks candidates by this."""
+    pred_shift, true_shift = predicted[:-1, -1] - predicted[-1, -1], true[:-1, -1] - true[-1, -1]
+    return float((pred_shift - true_shift).norm(dim=-1).mean() / true_shift.norm(dim=-1).mean().clamp(min=1e-8))
 
 
 def shapley(value: dict[tuple[bool, ...], float]) -> list[float]:

@@ -152,12 +152,15 @@ def learned_return_parts(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """(Σ γ^k r̂, v̂_{t+T}) in raw units from the model's reward and value heads over the *encoded true*
     observations of each rollout: what the learned return says when the dynamics are perfect."""
-    device = actions_n.device
+    return model.return_parts_n(ctx, encoded_rollouts(model, rollouts, actions_n.device), actions_n, discount)
+
+
+def encoded_rollouts(model, rollouts: Rollouts, device) -> torch.Tensor:
+    """(N, T, D) latents of each rollout's true observations, from the model's encoder."""
     obs = {g: torch.as_tensor(v, device=device) for g, v in rollouts.obs.items() if g != COMMAND_KEY}
-    N, T = actions_n.shape[:2]
+    N, T = rollouts.rewards.shape
     flat = {g: v.reshape(N * T, *v.shape[2:]) for g, v in obs.items() if g in model.spec.obs_shapes}
-    z_true = model.encode(flat).reshape(N, T, -1)
-    return model.return_parts_n(ctx, z_true, actions_n, discount)
+    return model.encode(flat).reshape(N, T, -1)
 
 
 class SimPhysicsCritic:
