@@ -4,6 +4,12 @@ python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0] [--teacher 
     how much of the teacher's near-hole correction the perceived peg-to-hole offset can predict: OLS gains of
     its xy action on the true and on the perceived offset, and the share of the action's variance the perceived
     offset explains (r2), for grid starts and for mid-task starts
+python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-limit M]
+    how the BC head's `sim` Narrow trials end (seated, never grasped, dropped, tilted in the hand, never within 1 cm
+    of the axis, at the hole but not in), the peg's pose when it first came within 2 mm of the mouth, and how a
+    dropped peg was lost; --push-limit caps the set-point lead
+    below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
+    the true state)
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
     those within 1 cm of the hole axis (one JSON line per model)
@@ -22,8 +28,14 @@ from simdist.data.generate import GenerationConfig, run_episode, teacher
 from simdist.data.resets import MidTaskStarts
 from simdist.data.windows import WindowDataset
 from simdist.model.world_model import VALUE
+from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
+from simdist.tasks.peg_insertion.observation_controller import Estimate
+from simdist.tasks.peg_insertion.perception import camera_pose
+from simdist.tasks.peg_insertion.reward import PegState
+from simdist.tasks.ur5e.rotations import rot6_to_matrix
 from simdist.training.checkpoint import load_model
 
 REGIMES = {"grid starts": GenerationConfig(), "mid-task starts": GenerationConfig(mid_task_prob=0.75, mid_task_s=5.0)}
@@ -44,6 +56,18 @@ def _slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.cov(x, y)[0, 1] / np.var(x))
 
 
+def filtered_offset(proprio: np.ndarray) -> np.ndarray:
+    """(N, 3) peg-to-hole offsets with the hole's readings so far averaged as the observation controller averages
+    them (from above once there) and the peg's current reading: a held peg moves in the pads (its offset from the
+    tool spreads 2.3 mm near the hole), so its readings cannot be averaged."""
+    hole, out = Estimate(), []
+    for row in proprio.astype(np.float64):
+        get = lambda name, row=row: PROPRIO.get(row, name)  # noqa: E731
+        hole.add(get("hole_pos_est"), camera_pose(get("tcp_pos"), rot6_to_matrix(get("tcp_rot6"))))
+        out.append(get("peg_pos_est") - hole.mean)
+    return np.array(out)
+
+
 def _r2(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.corrcoef(x, y)[0, 1] ** 2)
 
@@ -54,7 +78,7 @@ def gain(episodes: int, seed: int, teacher_name: str) -> None:
     for name, cfg in REGIMES.items():
         rng, env, expert = np.random.default_rng(seed), task.make_env("sim", seed=seed), teacher(task, teacher_name)
         starts = MidTaskStarts(task, env, expert, cfg, rng) if cfg.mid_task_prob else None
-        perceived, true, action = [], [], []
+        perceived, filtered, true, action = [], [], [], []
         for _ in range(episodes):
             ep = run_episode(task, env, expert, True, critic, cfg, rng, starts=starts)
             offset = PRIVILEGED.get(critic.states[-1], "peg_pos") - PRIVILEGED.get(critic.states[-1], "hole_pos")
@@ -62,9 +86,10 @@ def gain(episodes: int, seed: int, teacher_name: str) -> None:
                 ep.expert & (np.linalg.norm(offset[:, :2], axis=1) < 0.005) & (0 < offset[:, 2]) & (offset[:, 2] < 0.04)
             )
             perceived.append(PROPRIO.get(ep.obs["proprio"], "peg_to_hole_est")[near, :2])
+            filtered.append(filtered_offset(ep.obs["proprio"])[near, :2])
             true.append(offset[near, :2])
             action.append(ep.action[near, :2])
-        x_p, x_t, y = (np.concatenate(v).ravel() for v in (perceived, true, action))
+        x_p, x_f, x_t, y = (np.concatenate(v).ravel() for v in (perceived, filtered, true, action))
         print(
             json.dumps(
                 {
@@ -77,6 +102,9 @@ def gain(episodes: int, seed: int, teacher_name: str) -> None:
                     "gain_on_perceived": round(_slope(x_p, y), 1),
                     "ratio": round(_slope(x_p, y) / _slope(x_t, y), 2),
                     "r2_on_perceived": round(_r2(x_p, y), 2),
+                    "filtered_error_std_mm": round(1e3 * float((x_f - x_t).std()), 2),
+                    "ratio_filtered": round(_slope(x_f, y) / _slope(x_t, y), 2),
+                    "r2_on_filtered": round(_r2(x_f, y), 2),
                     "r2_on_true": round(_r2(x_t, y), 2),
                 }
             )
@@ -114,6 +142,52 @@ def bc_error(data: str, checkpoints: list[str]) -> None:
         print(json.dumps(row))
 
 
+@torch.no_grad()
+def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
+    task, agent = get_task("peg-insertion"), PolicyAgent(load_model(checkpoint).eval())
+    env, modes = task.make_env("sim", seed=1), {}
+    for i, ic in enumerate(task.initial_conditions("narrow", trials, seed=1)):
+        obs, info = env.reset(seed=1000 + i, options={"initial_condition": ic})
+        agent.reset()
+        state, held, nearest, lost, rim = PegState.from_privileged(info["privileged"]), False, 1.0, None, None
+        for _ in range(task.spec.episode_steps):
+            action = agent.act(obs)
+            above = state.peg_bottom_z - state.hole_pos[2]
+            if push_limit is not None and state.grasped and state.lateral_to_hole < 0.005 and -0.002 < above < 0.02:
+                setpoint_z = PRIVILEGED.get(info["privileged"], "setpoint_pos")[2]
+                floor = (state.tcp_pos[2] - push_limit - setpoint_z) / CONTROL.max_translation_m
+                action = np.concatenate([action[:2], [max(action[2], floor)], action[3:]])
+            obs, _, terminated, truncated, info = env.step(action)
+            was_held, state = state.grasped, PegState.from_privileged(info["privileged"])
+            held |= state.grasped
+            if was_held and not state.grasped and lost is None:
+                lost = {"gripper_command": round(float(action[6]), 2), "tilt_rad": round(state.peg_tilt, 2)}
+            if state.grasped and state.peg_bottom_z - state.hole_pos[2] < 0.03:
+                nearest = min(nearest, state.lateral_to_hole)
+            if rim is None and state.grasped and state.peg_bottom_z - state.hole_pos[2] < 0.002:
+                rim = {
+                    "lateral_mm": round(1e3 * state.lateral_to_hole, 1),
+                    "tilt_deg": round(float(np.rad2deg(state.peg_tilt)), 1),
+                    "yaw_error_deg": round(float(np.rad2deg(abs(state.yaw_error))), 1),
+                }
+            if terminated or truncated:
+                break
+        if info.get("success"):
+            mode = "seated"
+        elif not held:
+            mode = "never grasped"
+        elif not state.grasped:
+            mode = "dropped"
+        elif state.peg_tilt > 0.2:
+            mode = "tilted in the hand"
+        else:
+            mode = "never within 1 cm" if nearest > 0.01 else "at the hole, not in"
+        modes.setdefault(mode, []).append({"nearest_mm": round(1e3 * nearest, 1), "at_rim": rim, "lost": lost})
+    counts = {mode: len(v) for mode, v in modes.items()}
+    print(json.dumps({"checkpoint": checkpoint, "push_limit_m": push_limit, "trials": trials, "ends": counts}))
+    print(json.dumps({"details": modes}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="probe", required=True)
@@ -121,6 +195,10 @@ def main() -> None:
     g.add_argument("--episodes", type=int, default=150)
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--teacher", default="expert", help="who fills the expert's slot (data.teacher)")
+    f = sub.add_parser("failures")
+    f.add_argument("checkpoint")
+    f.add_argument("--trials", type=int, default=20)
+    f.add_argument("--push-limit", type=float, default=None)
     b = sub.add_parser("bc-error")
     b.add_argument("data")
     b.add_argument("checkpoints", nargs="+")
@@ -128,6 +206,8 @@ def main() -> None:
     torch.set_num_threads(1)
     if args.probe == "gain":
         gain(args.episodes, args.seed, args.teacher)
+    elif args.probe == "failures":
+        failures(args.checkpoint, args.trials, args.push_limit)
     else:
         bc_error(args.data, args.checkpoints)
 

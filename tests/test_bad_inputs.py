@@ -65,6 +65,7 @@ CASES = [
     ("pretrain --data {data} --out {out} --steps 0", "--set train.steps=0"),
     ("pretrain --data {in}/peg_data --out {out} --init-from {ckpt}", "another task"),
     ("finetune --checkpoint {in}/missing --data {data} --out {out}", "--checkpoint"),
+    ("finetune --checkpoint {ckpt} --data {data} --out {out} --set finetune.epochs=0", "finetune.epochs is a positive"),
     ("finetune --checkpoint {ckpt} --data {in}/peg_data --out {out}", "another task"),
     ("finetune --checkpoint {in} --data {data} --out {out}", "is not a checkpoint"),
     ("evaluate pendulum --checkpoint {ckpt} --trials 0", "--trials 0"),

@@ -12,7 +12,14 @@ from typing import Any
 
 import torch
 
-from simdist.config import FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, TrainConfig, replace
+from simdist.config import (
+    FINETUNE_MODEL_FIELDS,
+    POLICY_SHAPE_FIELDS,
+    FinetuneConfig,
+    TrainConfig,
+    replace,
+    steps_for_epochs,
+)
 from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
@@ -128,6 +135,7 @@ def finetune(
         # pretrained without the augmentation, the checkpoint stores no noise stds: take the task's documented ones
         model.spec = replace(model.spec, sensor_noise_std=train.sensor_noise_std_of(read_info(data_dir).task))
     data = load_windows(data_dir, model.cfg, device, cfg.tail_windows)
+    cfg = steps_for_epochs(cfg, len(data))
     if cfg.bc_successful_only:
         data.keep_bc_labels_of_successes()
     if (
