@@ -230,8 +230,8 @@ class FinetuneConfig:
             raise ValueError(
                 f"finetune.epochs is a positive number of passes over the real data or none, got {self.epochs}"
             )
-        if not 0.0 <= self.sim_replay_fraction < 1.0:
-            raise ValueError(f"finetune.sim_replay_fraction is a share within [0, 1), got {self.sim_replay_fraction}")
+        if self.epochs is not None and self.sim_replay_fraction >= 1.0:
+            raise ValueError("finetune.epochs counts passes over the real data: batches of replay alone have none")
         if isinstance(self.loss, dict):
             object.__setattr__(self, "loss", from_dict(LossConfig, self.loss))
 
