@@ -6,7 +6,8 @@ python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0] [--teacher 
     offset explains (r2), for grid starts and for mid-task starts
 python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-limit M]
     how the BC head's `sim` Narrow trials end (seated, never grasped, dropped, tilted in the hand, never within 1 cm
-    of the axis, at the hole but not in), the peg's pose when it first came within 2 mm of the mouth, and how a
+    of the axis, at the hole but not in), the held peg's pose when it first came within 2 mm of the mouth's height
+    and 1 cm of its axis, and how a
     dropped peg was lost; --push-limit caps the set-point lead
     below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
     the true state)
@@ -164,7 +165,8 @@ def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
                 lost = {"gripper_command": round(float(action[6]), 2), "tilt_rad": round(state.peg_tilt, 2)}
             if state.grasped and state.peg_bottom_z - state.hole_pos[2] < 0.03:
                 nearest = min(nearest, state.lateral_to_hole)
-            if rim is None and state.grasped and state.peg_bottom_z - state.hole_pos[2] < 0.002:
+            at_mouth = state.peg_bottom_z - state.hole_pos[2] < 0.002 and state.lateral_to_hole < 0.01
+            if rim is None and state.grasped and at_mouth:
                 rim = {
                     "lateral_mm": round(1e3 * state.lateral_to_hole, 1),
                     "tilt_deg": round(float(np.rad2deg(state.peg_tilt)), 1),
