@@ -1,33 +1,45 @@
 #!/bin/bash
-# Peg Insertion's diverse-reset lever (issue: Peg that SimDist solves), A against B at the same training budget:
+# Peg Insertion's data levers (issue: Peg that SimDist solves), arms at the same training budget:
 #   A  5,000 Alg. 2 episodes from grid starts (21 min on one worker)
 #   B 12,000 episodes, 75 % of them mid-task starts recorded for 5 s (--set data.mid_task_prob=0.75
 #     --set data.mid_task_s=5; 32 min on one worker: about 1.5x A's simulator time, 0.85x its steps)
+#   D  B with the perceiving teacher in the expert's slot (--set data.teacher=perceiving; 18 min on 2 workers)
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
 # BC head on both grids at 18,000, 27,000 and 36,000 steps and the manipulation-prior planner on Narrow, 40 trials
-# each, then B's 18,000-step head in `real` with and without the dynamics back to `sim`. Records: DIR/*.json.
+# each, and with B: B's 18,000-step head in `real` with and without the dynamics back to `sim`. Records: DIR/*.json.
 #
-#   bash benchmarks/peg_resets_ab.sh [DIR]        # default runs/peg_resets_ab; about 2 h 15 min on 2 cores
+#   bash benchmarks/peg_resets_ab.sh [DIR [ARM ...]]   # default runs/peg_resets_ab A B; about 2 h 15 min on 2 cores
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-runs/peg_resets_ab}
+shift || true
+ARMS=("${@:-A B}")
+read -r -a ARMS <<< "${ARMS[*]}"
 mkdir -p "$DIR"
 export OMP_NUM_THREADS=1
-gen() { [ -f "$DIR/$1/stats.json" ] || simdist generate peg-insertion --workers 1 --quiet --json --out "$DIR/$1" "${@:2}" > "$DIR/$1.json"; }
-gen A --episodes 5000 --seed 1 &
-gen B --episodes 12000 --seed 1 --set data.mid_task_prob=0.75 --set data.mid_task_s=5 &
+gen() { [ -f "$DIR/$1/stats.json" ] || simdist generate peg-insertion --quiet --json --out "$DIR/$1" "${@:2}" > "$DIR/$1.json"; }
+MID=(--set data.mid_task_prob=0.75 --set data.mid_task_s=5)
+declare -A DATA=(
+  [A]="--workers 1 --episodes 5000 --seed 1"
+  [B]="--workers 1 --episodes 12000 --seed 1 ${MID[*]}"
+  [D]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=perceiving"
+)
+for arm in "${ARMS[@]}"; do
+  # shellcheck disable=SC2086
+  gen "$arm" ${DATA[$arm]} &
+done
 wait
-gen C --episodes 400 --seed 99
+gen C --workers 1 --episodes 400 --seed 99
 train() {
   simdist pretrain --data "$DIR/$1" --out "$DIR/m$1" --preset paper-manipulation --set train.steps=36000 \
     --set train.lr=3e-4 --set train.lr_end=3e-5 --set train.ema_decay=0.999 --set train.keep_checkpoints=true \
     --set train.val_fraction=0.01 --set train.val_every=2000 --quiet > "$DIR/m$1.log" 2>&1
 }
-train A & train B &
+for arm in "${ARMS[@]}"; do train "$arm" & done
 wait
-python benchmarks/peg_data_probe.py bc-error "$DIR/C" "$DIR/mA" "$DIR/mB" > "$DIR/bc_error.jsonl"
+python benchmarks/peg_data_probe.py bc-error "$DIR/C" "${ARMS[@]/#/$DIR/m}" > "$DIR/bc_error.jsonl"
 head_eval() { simdist evaluate peg-insertion --checkpoint "$1" --trials 40 --agent policy --quiet --json "${@:3}" | tail -1 > "$2"; }
 evaluate() {
   local m=$DIR/m$1
@@ -38,8 +50,9 @@ evaluate() {
   simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
     | tail -1 > "$m.prior_narrow.json"
 }
-evaluate A & evaluate B &
+for arm in "${ARMS[@]}"; do evaluate "$arm" & done
 wait
+[[ " ${ARMS[*]} " == *" B "* ]] || exit 0
 # B's best head (18,000 steps): the planner beside it, and calibration rule 1b's two `real` cells
 m=$DIR/mB/step_018000
 simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
