@@ -8,7 +8,7 @@ from safetensors.torch import save_file
 from simdist.config import FinetuneConfig, TrainConfig, replace
 from simdist.data.episodes import DatasetInfo, create_dataset, load_episodes, write_episodes
 from simdist.training import checkpoint as ckpt
-from simdist.training.finetune import finetune
+from simdist.training.finetune import finetune, steps_for_epochs
 from simdist.training.train import lr_at, pretrain
 
 
@@ -450,8 +450,7 @@ def test_pretraining_measures_the_return_error_that_a_robot_finetune_keeps(pretr
     assert float(ckpt.load_model(old).return_error) == 0.0
 
 
-def test_a_finetune_in_epochs_runs_the_steps_that_pass_over_the_real_data_that_often(pretrained, pendulum_data, tmp_path):
-    from simdist.config import steps_for_epochs
+def test_a_finetune_in_epochs_passes_over_the_real_data_that_often(pretrained, pendulum_data, tmp_path):
 
     cfg = FinetuneConfig(steps=7, batch_size=16, warmup_steps=50, sim_replay_fraction=0.5, epochs=2.0)
     assert steps_for_epochs(cfg, 100).steps == 25 and steps_for_epochs(cfg, 100).warmup_steps == 2  # 2 x 100 / 8

@@ -8,7 +8,6 @@ Paper values come from the paper's Tables II/III/VII/VIII and the authors' confi
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, TypeVar
 
@@ -206,9 +205,8 @@ class FinetuneConfig:
     # Share of each batch drawn from the simulation dataset. The paper finetunes on real data alone (0.0);
     # replay keeps the dynamics' response to actions the real data never tries.
     sim_replay_fraction: float = 0.0
-    # Passes over the real windows (the authors finetune for 100 epochs): set, it replaces `steps` with the steps
-    # that give each real window this many draws at the batch's real share, so later Alg. 1 rounds, with more
-    # robot data, are fitted as closely as the first (a fixed step count fits them less and less).
+    # Passes over the real windows (the authors: 100): set, it replaces `steps` with the steps that draw each real
+    # window this often at the batch's real share, so later Alg. 1 rounds are fitted as closely as the first.
     epochs: float | None = None
     # Whether replayed simulation windows also feed the labelled terms (BC, reward, value) of `loss`. False keeps
     # them to the latent term, so a trainable head learns from the real labels alone (operator corrections).
@@ -393,14 +391,6 @@ def with_bc_head(cfg: FinetuneConfig) -> FinetuneConfig:
         trainable=("dynamics", "policy"),
         loss=LossConfig(latent=cfg.loss.latent, reward=0.0, value=0.0, bc=LossConfig().bc),
     )
-
-
-def steps_for_epochs(cfg: FinetuneConfig, real_windows: int) -> FinetuneConfig:
-    """`cfg` with `steps` set from `cfg.epochs` passes over `real_windows` (unchanged when `epochs` is none)."""
-    if cfg.epochs is None:
-        return cfg
-    per_step = cfg.batch_size * (1.0 - cfg.sim_replay_fraction)
-    return with_steps(cfg, max(1, math.ceil(cfg.epochs * real_windows / per_step)))
 
 
 def with_steps(cfg: C, steps: int) -> C:

@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import copy
 import logging
+import math
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from simdist.config import (
-    FINETUNE_MODEL_FIELDS,
-    POLICY_SHAPE_FIELDS,
-    FinetuneConfig,
-    TrainConfig,
-    replace,
-    steps_for_epochs,
-)
+from simdist.config import FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, TrainConfig, replace, with_steps
 from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
@@ -30,6 +24,14 @@ from simdist.training import train
 from simdist.training.train import TrainResult, default_device, load_windows, train_loop
 
 log = logging.getLogger(__name__)
+
+
+def steps_for_epochs(cfg: FinetuneConfig, real_windows: int) -> FinetuneConfig:
+    """`cfg` with `steps` set from `cfg.epochs` passes over `real_windows` (unchanged when `epochs` is none)."""
+    if cfg.epochs is None:
+        return cfg
+    per_step = cfg.batch_size * (1.0 - cfg.sim_replay_fraction)
+    return with_steps(cfg, max(1, math.ceil(cfg.epochs * real_windows / per_step)))
 
 
 def finetune_schedule(cfg: FinetuneConfig) -> TrainConfig:

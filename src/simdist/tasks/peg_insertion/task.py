@@ -11,6 +11,7 @@ from simdist.tasks.peg_insertion.critic import load_critic
 from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsertionEnv
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.physics import GAP_GROUPS, PegPhysics, default_physics
+from simdist.tasks.peg_insertion.teacher import perceiving_teacher
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
@@ -65,8 +66,6 @@ class PegInsertionTask(UR5eTask):
 
     def teachers(self) -> dict:
         """Alternatives to the privileged expert for Alg. 2's expert slot (`--set data.teacher=NAME`)."""
-        from simdist.tasks.peg_insertion.teacher import perceiving_teacher
-
         return {"perceiving": perceiving_teacher}
 
     def teleoperator(self):
