@@ -7,9 +7,9 @@ Builds the pendulum demo model and 500-episode `cpu` models of the InvertedPendu
 the pendulum and InvertedPendulum models with candidate branches (`simdist refine --branches 4`), evaluates the BC
 head and MPPI searches on the same 40 `sim` trials, and runs Alg. 1 (dynamics only, 2 rounds × 20; the point mass
 4 × 20 with 2,000-step finetunes) under each task's two `real` gaps, then the point mass under the family's search
-with three finetune budgets (FINETUNES). Writes OUT/planner_search_sim.jsonl and
-OUT/planner_search_real.jsonl in the format of benchmarks/results/. Every command is skipped when its output exists,
-so a rerun resumes. About 3 h on 2 cores (two commands run side by side).
+with three finetune budgets (FINETUNES) and the pendulum and InvertedPendulum with the epoch budget. Writes
+OUT/planner_search_sim.jsonl and OUT/planner_search_real.jsonl in the format of benchmarks/results/. Every command
+is skipped when its output exists, so a rerun resumes. About 3 h on 2 cores (two commands run side by side).
 """
 
 from __future__ import annotations
@@ -32,13 +32,15 @@ SEARCHES = {  # MPPI settings compared on every model (explicit, so a change of 
     "scaled weights": {"warm_start": "true", "init_std": "1.0", "weights": "scaled", "temperature": "1"},
 }
 FAMILY = {"warm_start": "false", "init_std": "0.3"}  # the small-control family's search (the `cpu` preset)
-# Alg. 1's finetune budget on the point mass under the family's search (docs/findings.md, "Adaptation"): the `cpu`
-# preset's half-batch replay for a fixed 2,000 steps, a quarter-batch replay, and that with 100 epochs.
+# Alg. 1's finetune budget under the family's search (docs/findings.md, "Adaptation"): on the point mass the `cpu`
+# preset's half-batch replay for a fixed 2,000 steps, a quarter-batch replay, and that with 100 epochs; on the
+# pendulum and InvertedPendulum (whose preset runs are the adapt stage's) the last.
 FINETUNES = {
     "replay0.5": ["--set", "finetune.steps=2000"],
     "replay0.25": ["--set", "finetune.steps=2000", "--set", "finetune.sim_replay_fraction=0.25"],
     "replay0.25_epochs100": ["--set", "finetune.sim_replay_fraction=0.25", "--set", "finetune.epochs=100"],
 }
+SMALL_FAMILY = ("pendulum", "inverted-pendulum")
 GAPS = {
     "pendulum": [None, "benchmarks/physics/pendulum_payload_worn_motor.json"],
     "inverted-pendulum": [None, "examples/inverted_pendulum/real_heavy_cart_slow_bus.json"],
@@ -158,16 +160,18 @@ def plan(out: Path) -> list[list[tuple[Path, list[str], dict]]]:
                         env[task],
                     )
                 )
-    budget = []
-    model, data = models["point-mass"]
-    for name, args in FINETUNES.items():
-        for gap in GAPS["point-mass"]:
-            for seed in (0, 1):
-                run = out / "real" / f"point-mass_family_{name}_{Path(gap).stem if gap else 'shipped'}_s{seed}"
-                command = ["simdist", "adapt", "point-mass", "--checkpoint", str(model), "--sim-data", str(data)]
-                command += ["--episodes-per-round", "20", "--rounds", "4", "--seed", str(seed), *sets(FAMILY), *args]
-                command += ["--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
-                budget.append((run / "adapt_results.json", command, env["point-mass"]))
+    budget = []  # the point mass under every budget; the others (already on the family's search) under epochs
+    for task, variants in (("point-mass", FINETUNES), *((t, ["replay0.25_epochs100"]) for t in SMALL_FAMILY)):
+        model, data = models[task]
+        rounds = "4" if task == "point-mass" else "2"
+        for name in variants:
+            for gap in GAPS[task]:
+                for seed in (0, 1):
+                    run = out / "real" / f"{task}_family_{name}_{Path(gap).stem if gap else 'shipped'}_s{seed}"
+                    command = ["simdist", "adapt", task, "--checkpoint", str(model), "--sim-data", str(data)]
+                    command += ["--episodes-per-round", "20", "--rounds", rounds, "--seed", str(seed), *sets(FAMILY)]
+                    command += [*FINETUNES[name], "--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
+                    budget.append((run / "adapt_results.json", command, env[task]))
     return [build, refine, evaluate, adapt, budget]
 
 
