@@ -169,6 +169,7 @@ def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
             if rim is None and state.grasped and at_mouth:
                 rim = {
                     "lateral_mm": round(1e3 * state.lateral_to_hole, 1),
+                    "offset_xy_mm": [round(1e3 * float(v), 1) for v in state.peg_pos[:2] - state.hole_pos[:2]],
                     "tilt_deg": round(float(np.rad2deg(state.peg_tilt)), 1),
                     "yaw_error_deg": round(float(np.rad2deg(abs(state.yaw_error))), 1),
                 }
