@@ -10,7 +10,8 @@ python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-li
     and 1 cm of its axis, and how a
     dropped peg was lost; --push-limit caps the set-point lead
     below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
-    the true state)
+    the true state); --hold-beyond M stops the descent 2-20 mm above the mouth while the peg is more than M off the
+    axis (the same diagnostic: does the head converge if it waits?)
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
     those within 1 cm of the hole axis (one JSON line per model)
@@ -144,7 +145,7 @@ def bc_error(data: str, checkpoints: list[str]) -> None:
 
 
 @torch.no_grad()
-def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
+def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond: float | None = None) -> None:
     task, agent = get_task("peg-insertion"), PolicyAgent(load_model(checkpoint).eval())
     env, modes = task.make_env("sim", seed=1), {}
     for i, ic in enumerate(task.initial_conditions("narrow", trials, seed=1)):
@@ -157,6 +158,11 @@ def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
             if push_limit is not None and state.grasped and state.lateral_to_hole < 0.005 and -0.002 < above < 0.02:
                 setpoint_z = PRIVILEGED.get(info["privileged"], "setpoint_pos")[2]
                 floor = (state.tcp_pos[2] - push_limit - setpoint_z) / CONTROL.max_translation_m
+                action = np.concatenate([action[:2], [max(action[2], floor)], action[3:]])
+            hold = hold_beyond is not None and hold_beyond < state.lateral_to_hole < 0.01 and 0.002 < above < 0.02
+            if hold and state.grasped:  # no descent until the peg is over the axis (the set-point at the tool's height)
+                setpoint_z = PRIVILEGED.get(info["privileged"], "setpoint_pos")[2]
+                floor = (state.tcp_pos[2] - setpoint_z) / CONTROL.max_translation_m
                 action = np.concatenate([action[:2], [max(action[2], floor)], action[3:]])
             obs, _, terminated, truncated, info = env.step(action)
             was_held, state = state.grasped, PegState.from_privileged(info["privileged"])
@@ -187,7 +193,8 @@ def failures(checkpoint: str, trials: int, push_limit: float | None) -> None:
             mode = "never within 1 cm" if nearest > 0.01 else "at the hole, not in"
         modes.setdefault(mode, []).append({"nearest_mm": round(1e3 * nearest, 1), "at_rim": rim, "lost": lost})
     counts = {mode: len(v) for mode, v in modes.items()}
-    print(json.dumps({"checkpoint": checkpoint, "push_limit_m": push_limit, "trials": trials, "ends": counts}))
+    row = {"checkpoint": checkpoint, "push_limit_m": push_limit, "hold_beyond_m": hold_beyond, "trials": trials}
+    print(json.dumps({**row, "ends": counts}))
     print(json.dumps({"details": modes}))
 
 
@@ -202,6 +209,7 @@ def main() -> None:
     f.add_argument("checkpoint")
     f.add_argument("--trials", type=int, default=20)
     f.add_argument("--push-limit", type=float, default=None)
+    f.add_argument("--hold-beyond", type=float, default=None)
     b = sub.add_parser("bc-error")
     b.add_argument("data")
     b.add_argument("checkpoints", nargs="+")
@@ -210,7 +218,7 @@ def main() -> None:
     if args.probe == "gain":
         gain(args.episodes, args.seed, args.teacher)
     elif args.probe == "failures":
-        failures(args.checkpoint, args.trials, args.push_limit)
+        failures(args.checkpoint, args.trials, args.push_limit, args.hold_beyond)
     else:
         bc_error(args.data, args.checkpoints)
 
