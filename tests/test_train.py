@@ -451,14 +451,13 @@ def test_pretraining_measures_the_return_error_that_a_robot_finetune_keeps(pretr
 
 
 def test_a_finetune_in_epochs_passes_over_the_real_data_that_often(pretrained, pendulum_data, tmp_path):
-
     cfg = FinetuneConfig(steps=7, batch_size=16, warmup_steps=50, sim_replay_fraction=0.5, epochs=2.0)
     assert steps_for_epochs(cfg, 100).steps == 25 and steps_for_epochs(cfg, 100).warmup_steps == 2  # 2 x 100 / 8
     assert steps_for_epochs(replace(cfg, epochs=None), 100).steps == 7
     with pytest.raises(ValueError, match="finetune.epochs is a positive number"):
         FinetuneConfig(epochs=0)
     real = real_like_dataset(pendulum_data, tmp_path / "real")
-    result = finetune(
+    finetune(
         pretrained,
         real,
         tmp_path / "ft",
@@ -467,4 +466,4 @@ def test_a_finetune_in_epochs_passes_over_the_real_data_that_often(pretrained, p
         progress=False,
     )
     recorded = json.loads((tmp_path / "ft" / "config.json").read_text())["finetune"]
-    assert recorded["epochs"] == 0.5 and recorded["steps"] < 1000 and result is not None
+    assert recorded["epochs"] == 0.5 and 0 < recorded["steps"] < 1000  # half a pass, not the 1,000 steps asked

@@ -146,8 +146,8 @@ def probe_plan(
 def effect_error(predicted: torch.Tensor, true: torch.Tensor) -> float:
     """How wrong the dynamics is about what leaving the head does: the error of each candidate's predicted end-latent
     shift from the head's (the last row) against the true shift, relative to the true shift (0: exact; 1: as far off
-    as ignoring the actions). A finetune on the robot's own (on-plan) data can lower the error on the executed
-    actions while raising this one, and the planner ranks candidates by this."""
+    as ignoring the actions): the counterfactual part of the dynamics' error, which the held-out error on the robot's
+    own data does not see."""
     pred_shift, true_shift = predicted[:-1, -1] - predicted[-1, -1], true[:-1, -1] - true[-1, -1]
     return float((pred_shift - true_shift).norm(dim=-1).mean() / true_shift.norm(dim=-1).mean().clamp(min=1e-8))
 

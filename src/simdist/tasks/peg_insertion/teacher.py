@@ -7,7 +7,8 @@ perceived offset predicts only half of its correction and a regression head lear
 carry, recovery from noise windows and push, except that it aims at the hole as the observation controller
 estimates it (the wrist camera's readings averaged, from above once it is there; observation_controller.py) and
 searches in a growing spiral once stalled on the rim, as a robot that knows the hole only to the camera's error must.
-Its near-hole actions are then a function of the observation history the model sees.
+Its aim then follows what the robot sees; measured at the same budget, it teaches the head less than the privileged
+expert, its near-hole actions being mostly the search (docs/findings.md, "A teacher that aims at the perceived hole").
 """
 
 from __future__ import annotations
