@@ -11,7 +11,9 @@ python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-li
     dropped peg was lost; --push-limit caps the set-point lead
     below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
     the true state); --hold-beyond M stops the descent 2-20 mm above the mouth while the peg is more than M off the
-    axis (the same diagnostic: does the head converge if it waits?)
+    axis (the same diagnostic: does the head converge if it waits?); and how the head acts over the mouth (held
+    peg 2-30 mm above it, within 2 cm of its axis): the gain of its xy action on the perceived offset per axis (the
+    expert corrects 0.7 of the true one per step) and its descent per step by perceived lateral offset
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
     those within 1 cm of the hole axis (one JSON line per model)
@@ -32,6 +34,7 @@ from simdist.data.windows import WindowDataset
 from simdist.model.world_model import VALUE
 from simdist.planning.agent import PolicyAgent
 from simdist.tasks import get_task
+from simdist.tasks.base import PROPRIO_KEY
 from simdist.tasks.peg_insertion.env import CONTROL
 from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.observation_controller import Estimate
@@ -147,7 +150,7 @@ def bc_error(data: str, checkpoints: list[str]) -> None:
 @torch.no_grad()
 def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond: float | None = None) -> None:
     task, agent = get_task("peg-insertion"), PolicyAgent(load_model(checkpoint).eval())
-    env, modes = task.make_env("sim", seed=1), {}
+    env, modes, hover = task.make_env("sim", seed=1), {}, []
     for i, ic in enumerate(task.initial_conditions("narrow", trials, seed=1)):
         obs, info = env.reset(seed=1000 + i, options={"initial_condition": ic})
         agent.reset()
@@ -164,6 +167,8 @@ def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond
                 setpoint_z = PRIVILEGED.get(info["privileged"], "setpoint_pos")[2]
                 floor = (state.tcp_pos[2] - setpoint_z) / CONTROL.max_translation_m
                 action = np.concatenate([action[:2], [max(action[2], floor)], action[3:]])
+            if state.grasped and 0.002 < above < 0.03 and state.lateral_to_hole < 0.02:
+                hover.append([*PROPRIO.get(obs[PROPRIO_KEY], "peg_to_hole_est")[:2], *action[:3]])
             obs, _, terminated, truncated, info = env.step(action)
             was_held, state = state.grasped, PegState.from_privileged(info["privileged"])
             held |= state.grasped
@@ -194,8 +199,25 @@ def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond
         modes.setdefault(mode, []).append({"nearest_mm": round(1e3 * nearest, 1), "at_rim": rim, "lost": lost})
     counts = {mode: len(v) for mode, v in modes.items()}
     row = {"checkpoint": checkpoint, "push_limit_m": push_limit, "hold_beyond_m": hold_beyond, "trials": trials}
-    print(json.dumps({**row, "ends": counts}))
+    print(json.dumps({**row, "ends": counts, "over_the_mouth": _hover_summary(np.array(hover))}))
     print(json.dumps({"details": modes}))
+
+
+def _hover_summary(rows: np.ndarray) -> dict:
+    """The head's correction over the mouth: xy action (mm of set-point) against the perceived offset (mm)."""
+    if len(rows) < 4:
+        return {"steps": len(rows)}
+    offset, move = 1e3 * rows[:, :2], rows[:, 2:5] * 1e3 * CONTROL.max_translation_m
+    lateral, bins = np.linalg.norm(offset, axis=1), [(0, 1), (1, 2), (2, 3), (3, 20)]
+    return {
+        "steps": len(rows),
+        "gain_xy": [round(-_slope(offset[:, k], move[:, k]), 2) for k in range(2)],
+        "descent_mm_by_perceived_offset_mm": {
+            f"{lo}-{hi}": round(float(-move[(lateral >= lo) & (lateral < hi), 2].mean()), 2)
+            for lo, hi in bins
+            if ((lateral >= lo) & (lateral < hi)).any()
+        },
+    }
 
 
 def main() -> None:

@@ -242,7 +242,6 @@ def rows(r: str) -> dict[str, Row]:
         )
     )
 
-    pm = "--set mppi.init_std=0.1 --finetune-steps 2000"
     add(
         Row(
             "point-mass",
@@ -252,14 +251,14 @@ def rows(r: str) -> dict[str, Row]:
             [
                 Step(
                     "run",
-                    sh(f"simdist run point-mass --preset cpu {pm} --rounds 4 --out {r}/point-mass/run --json --quiet"),
+                    sh(f"simdist run point-mass --preset cpu --rounds 4 --out {r}/point-mass/run --json --quiet"),
                     POINT_MASS,
                 ),
                 Step(
                     "compare",
                     sh(
                         f"simdist compare point-mass --methods {methods} --seeds 2 "
-                        f"--sim-data {r}/point-mass/run/sim_data --checkpoint {r}/point-mass/run/pretrained {pm} "
+                        f"--sim-data {r}/point-mass/run/sim_data --checkpoint {r}/point-mass/run/pretrained "
                         f"--budget 100 --episodes-per-round 20 --preset cpu --out {r}/point-mass/compare --json --quiet"
                     ),
                     POINT_MASS,

@@ -52,6 +52,10 @@ CASES = [
         "generate pendulum --episodes 2 --out {out} --set data.teacher=perceiving",
         "pendulum has no teacher 'perceiving'; valid: expert",
     ),
+    (
+        "generate pendulum --episodes 2 --out {out} --set data.mid_task_starter=misaligned",
+        "pendulum has no starter 'misaligned'; valid: expert",
+    ),
     ("generate pendulum --episodes 2 --out {out} --physics {in}/bad.yaml", "bad.yaml: not valid YAML (line 2"),
     ("generate pendulum --episodes 2 --out {out} --physics {in}/bad.json", "bad.json: not valid JSON (line 1"),
     ("generate pendulum --episodes 2 --out {out} --physics {in}/unknown.json", "no_such_field"),

@@ -68,8 +68,8 @@ def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, caps
         "1",
         "--episodes-per-round",
         "2",
-        "--finetune-steps",
-        "5",
+        "--set",
+        "finetune.epochs=2",
         "--sim-data",
         str(data),
         "--out",
@@ -78,8 +78,9 @@ def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, caps
         "--quiet",
     )
     assert [r["episodes"] for r in res["rounds"]] == [2, 2] and res["real_minutes"] > 0
-    planner = json.loads((tmp_path / "adapt" / "adapt_config.json").read_text())["mppi"]
-    assert planner["init_std"] == 0.1  # the example's own planner setting (TaskSpec.planner_overrides)
+    finetune = json.loads((tmp_path / "adapt" / "adapt_config.json").read_text())["finetune"]
+    assert finetune["sim_replay_fraction"] == 0.25  # the example's own (TaskSpec.finetune_overrides) ...
+    assert finetune["epochs"] == 2  # ... under the user's
 
 
 def test_a_task_sets_its_planner_and_the_user_overrides_it():
@@ -108,6 +109,31 @@ def test_a_task_sets_its_planner_and_the_user_overrides_it():
         task_planner(typo, "cpu")
     with pytest.raises(ValueError, match="FIELD=VALUE"):
         TaskSpec(**{**spec.__dict__, "planner_overrides": ("init_std",)})
+
+
+def test_a_task_sets_its_finetune_over_the_preset():
+    from types import SimpleNamespace
+
+    from simdist.tasks.base import TaskSpec
+    from simdist.training.finetune import task_finetune
+
+    spec = TaskSpec(
+        name="t",
+        obs_shapes={"proprio": (2,)},
+        action_dim=1,
+        action_low=(-1.0,),
+        action_high=(1.0,),
+        control_period_s=0.1,
+        episode_steps=5,
+        finetune_overrides=("epochs=100", "sim_replay_fraction=0.25"),
+    )
+    cfg = task_finetune(SimpleNamespace(spec=spec), "cpu")
+    assert (cfg.epochs, cfg.sim_replay_fraction, cfg.lr) == (100, 0.25, 2e-4)  # the rest is the preset's
+    typo = SimpleNamespace(spec=TaskSpec(**{**spec.__dict__, "finetune_overrides": ("epoch=100",)}))
+    with pytest.raises(ValueError, match="task 't': TaskSpec.finetune_overrides: .*epochs"):
+        task_finetune(typo, "cpu")
+    with pytest.raises(ValueError, match="finetune_overrides must be FIELD=VALUE"):
+        TaskSpec(**{**spec.__dict__, "finetune_overrides": ("epochs",)})
 
 
 def test_an_installed_package_registers_through_its_entry_point(monkeypatch, fresh_registry):

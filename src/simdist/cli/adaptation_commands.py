@@ -9,10 +9,11 @@ from simdist.adaptation.corrections import CORRECTIONS_POLICY_ANCHOR, Correction
 from simdist.adaptation.dagger import DaggerConfig, dagger
 from simdist.cli.parser import PLAN_DEVICE_HELP, add_alias, add_command, add_set
 from simdist.cli.run_config import configure
-from simdist.config import FINETUNE_PRESETS, finetune_preset, with_bc_head
+from simdist.config import FINETUNE_PRESETS, with_bc_head
 from simdist.planning.settings import task_planner
 from simdist.tasks import get_task
 from simdist.tasks.base import default_grid
+from simdist.training.finetune import task_finetune
 from simdist.training.train import plan_device
 
 
@@ -21,7 +22,7 @@ def cmd_adapt(args) -> dict:
     corrections = CorrectionConfig(args.corrected_episodes, args.takeover_rate, args.takeover_s)
 
     def finetune_base(name: str | None):
-        ft = finetune_preset(name)
+        ft = task_finetune(task, name)
         if corrections.episodes_per_round:  # clone the operator, keep the head elsewhere (docs/real-robot.md §3)
             ft = replace(with_bc_head(ft), policy_anchor=CORRECTIONS_POLICY_ANCHOR)
         return ft

@@ -33,6 +33,7 @@ from simdist.data.regime import (  # noqa: F401 (re-exported: the generator's pu
     expert_only,
     generation_preset,
     noised_action,
+    starter,
     teacher,
 )
 from simdist.data.resets import MidTaskStarts
@@ -123,7 +124,8 @@ def _worker(
     expert, others, critic = teacher(task, cfg.teacher), list(task.suboptimal_policies()), task.critic()
     if setup is not None:
         env, expert, others = setup(task, env)
-    starts = MidTaskStarts(task, env, expert, cfg, rng) if cfg.mid_task_prob > 0 else None
+    starting = expert if cfg.mid_task_starter is None else starter(task, cfg.mid_task_starter)
+    starts = MidTaskStarts(task, env, starting, cfg, rng) if cfg.mid_task_prob > 0 else None
     buffer: list[Episode] = []
     for i in range(n_episodes):
         if parent_pid is not None and os.getppid() != parent_pid:
@@ -164,7 +166,9 @@ def generate(
     # A bad physics file, or physics the env refuses (a latency above its cap), fail here, before anything is written.
     task.make_env("sim", physics, seed=seed)
     cfg = cfg or generation_preset(getattr(task, "generation_preset", "manipulation"))
-    teacher(task, cfg.teacher)  # an unknown teacher fails here, before anything is written
+    teacher(task, cfg.teacher)  # an unknown teacher or starter fails here, before anything is written
+    if cfg.mid_task_starter is not None:
+        starter(task, cfg.mid_task_starter)
     with ray_cluster(ray):  # a cluster that cannot be reached fails here too
         return _generate(task, out, episodes, workers, seed, cfg, physics, progress, setup, notes, ray is not None)
 

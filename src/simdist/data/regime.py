@@ -36,6 +36,10 @@ class GenerationConfig:
     # Who fills the expert's slot: "expert" (the task's privileged expert, the paper's) or one of the task's
     # `teachers()` (Peg Insertion: "perceiving", aiming at the perceived hole; tasks/peg_insertion/teacher.py).
     teacher: str = "expert"
+    # Who plays the runs that mid-task starts are taken from: None (the teacher) or one of the task's `teachers()` or
+    # `starters()` (Peg Insertion: "misaligned", an expert a few millimetres off in where it believes the hole is, so
+    # the starts hover, press and stall beside the mouth; tasks/peg_insertion/starters.py).
+    mid_task_starter: str | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.mid_task_prob <= 1.0:
@@ -81,6 +85,16 @@ def teacher(task, name: str):
     options = teachers(task)
     if name not in options:
         raise ValueError(f"data.teacher: {task.spec.name} has no teacher {name!r}; valid: {', '.join(options)}")
+    return options[name]()
+
+
+def starter(task, name: str):
+    """A fresh instance of the mid-task starter `name`: any teacher, or one of the task's `starters()`; an unknown
+    name is one error line listing them."""
+    options = {**teachers(task), **(task.starters() if hasattr(task, "starters") else {})}
+    if name not in options:
+        valid = ", ".join(options)
+        raise ValueError(f"data.mid_task_starter: {task.spec.name} has no starter {name!r}; valid: {valid}")
     return options[name]()
 
 

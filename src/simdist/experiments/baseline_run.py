@@ -32,7 +32,7 @@ from simdist.baselines.bc import BCLearner
 from simdist.baselines.common import spec_of
 from simdist.baselines.learners import LearnerSetup, label_key, reward_function
 from simdist.baselines.replay import TransitionBuffer, observation_stats
-from simdist.config import finetune_preset, model_preset_for, with_steps
+from simdist.config import model_preset_for, with_steps
 from simdist.data.episodes import Episode, load_episodes, read_info
 from simdist.experiments.baseline_settings import (
     DEMO_METHODS,
@@ -50,6 +50,7 @@ from simdist.experiments.simdist_bc import run_simdist_bc
 from simdist.planning.settings import MPPIConfig, task_planner
 from simdist.rollout import rollout
 from simdist.tasks import get_task
+from simdist.training.finetune import task_finetune
 
 log = logging.getLogger(__name__)
 RESULTS_FILE = "baseline_results.json"
@@ -294,7 +295,7 @@ def _run_world_model(run: _Run, sim_data_dir, cfg: BaselineRunConfig) -> dict:
     name = model_preset_for(run.task, cfg.preset)
     planner = world_model_planner(run.task, cfg)
     cfg = AdaptConfig(rounds=run.rounds - 1, episodes_per_round=run.episodes_per_round, grid=run.grid, seed=run.seed)
-    ft = finetune_preset(name)
+    ft = task_finetune(run.task, name)
     if finetune_steps:
         ft = with_steps(ft, finetune_steps)
     if run.method == "simdist":

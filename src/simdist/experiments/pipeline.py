@@ -18,7 +18,7 @@ from pathlib import Path
 
 from simdist.adaptation.adapt import AdaptConfig, adapt
 from simdist.adaptation.rounds import refuse_other_settings
-from simdist.config import finetune_preset, model_preset, model_preset_for, replace, train_preset, with_steps
+from simdist.config import model_preset, model_preset_for, replace, train_preset, with_steps
 from simdist.data.episodes import atomic_write_text
 from simdist.data.generate import generate
 from simdist.data.records import run_inputs
@@ -32,6 +32,7 @@ from simdist.presets import Registry
 from simdist.rollout import rollout
 from simdist.tasks import get_task, task_names
 from simdist.training.checkpoint import check_fits_task, check_model_fits_task, load_model
+from simdist.training.finetune import task_finetune
 from simdist.training.train import pretrain
 
 log = logging.getLogger(__name__)
@@ -190,7 +191,7 @@ def run_pipeline(
         may_change=("rounds", "video_seconds"),
         recorded_since=("mppi_set", "select_checkpoints", "inputs", "refine_rounds"),
     )
-    finetune_cfg = finetune_preset(model_name)
+    finetune_cfg = task_finetune(task, model_name)
     if cfg.finetune_steps:
         finetune_cfg = with_steps(finetune_cfg, cfg.finetune_steps)
     out.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,10 @@ class TaskSpec:
     # What the task's author knows about planning it, as `mppi` override items (e.g. "init_std=0.1" where the task
     # needs finer actions than the data's spread): applied over any MPPI preset, before the user's own overrides.
     planner_overrides: tuple[str, ...] = ()
+    # What the task's author knows about fitting its robot's data in Alg. 1, as `finetune` override items (e.g.
+    # "epochs=100" where the robot's data need as many passes as the authors give them): applied over the finetune
+    # preset, before the user's own overrides.
+    finetune_overrides: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.sensor_noise_std) - set(self.obs_shapes))
@@ -71,9 +75,10 @@ class TaskSpec:
                     f"task {self.name!r}: sensor_noise_std[{group!r}] has {len(std)} values; give 1 or "
                     f"{self.obs_shapes[group][-1]} (the group's last axis)"
                 )
-        bad = [item for item in self.planner_overrides if "=" not in item]
-        if bad:
-            raise ValueError(f"task {self.name!r}: planner_overrides must be FIELD=VALUE items, got {bad}")
+        for name in ("planner_overrides", "finetune_overrides"):
+            bad = [item for item in getattr(self, name) if "=" not in item]
+            if bad:
+                raise ValueError(f"task {self.name!r}: {name} must be FIELD=VALUE items, got {bad}")
         if PROPRIO_KEY not in self.obs_shapes:
             raise ValueError(f"task {self.name!r}: observation groups must include {PROPRIO_KEY!r}")
         if COMMAND_KEY in self.obs_shapes:

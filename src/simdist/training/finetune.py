@@ -13,17 +13,35 @@ from typing import Any
 
 import torch
 
-from simdist.config import FINETUNE_MODEL_FIELDS, POLICY_SHAPE_FIELDS, FinetuneConfig, TrainConfig, replace, with_steps
+from simdist.config import (
+    FINETUNE_MODEL_FIELDS,
+    POLICY_SHAPE_FIELDS,
+    FinetuneConfig,
+    TrainConfig,
+    finetune_preset,
+    replace,
+    with_steps,
+)
 from simdist.data.episodes import read_info
 from simdist.data.windows import WindowDataset
 from simdist.model.policy_anchor import frozen_copy, policy_anchor_loss
 from simdist.model.value_td import ValueTDConfig, follow, value_target_network, value_td_loss
 from simdist.model.world_model import WorldModel
+from simdist.overrides import parse_overrides
 from simdist.training import checkpoint as ckpt
 from simdist.training import train
 from simdist.training.train import TrainResult, default_device, load_windows, train_loop
 
 log = logging.getLogger(__name__)
+
+
+def task_finetune(task, preset: str) -> FinetuneConfig:
+    """The finetune preset with ``task.spec.finetune_overrides`` (what the task's author knows about fitting its robot's
+    data) applied; the user's own `--set finetune.FIELD=VALUE` come after and win."""
+    try:
+        return replace(finetune_preset(preset), **parse_overrides(FinetuneConfig, list(task.spec.finetune_overrides)))
+    except ValueError as e:
+        raise ValueError(f"task {task.spec.name!r}: TaskSpec.finetune_overrides: {e}") from None
 
 
 def steps_for_epochs(cfg: FinetuneConfig, real_windows: int) -> FinetuneConfig:

@@ -60,6 +60,7 @@ class GymTask:
             episode_steps=spec.episode_steps,
             gamma=spec.gamma,
             planner_overrides=spec.planner_overrides,
+            finetune_overrides=spec.finetune_overrides,
         )
         self.generation_preset = spec.generation_preset
         self._scratch = env  # for initial conditions
