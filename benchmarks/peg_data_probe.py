@@ -16,7 +16,8 @@ python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-li
     expert corrects 0.7 of the true one per step) and its descent per step by perceived lateral offset
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
-    those within 1 cm of the hole axis (one JSON line per model)
+    those within 1 cm of the hole axis, and over the mouth (held peg 2-60 mm above it, within 2 cm of its axis) the
+    expert's and the head's correction, as `failures` reports it in closed loop (one JSON line per model)
 """
 
 from __future__ import annotations
@@ -144,6 +145,19 @@ def bc_error(data: str, checkpoints: list[str]) -> None:
                 "value_mae": float(v.mean()),  # in the critic's units (a seat is worth 50)
                 "value_ci95": float(1.96 * v.std() / np.sqrt(len(v))),
             }
+        proprio = windows.obs["proprio"][t].numpy()
+        held = PROPRIO.get(proprio, "gripper_opening")[:, 0] < 0.03
+        over = held & (np.linalg.norm(offset[:, :2], axis=1) < 0.02) & (offset[:, 2] > 0.002) & (offset[:, 2] < 0.06)
+        ids, actions = np.flatnonzero(expert & over), {"expert": [], "head": []}
+        for k in range(0, len(ids), 1024):
+            out = model(windows.batch(ids[k : k + 1024]))
+            actions["expert"].append(out["actions_n"][:, 0].numpy())
+            actions["head"].append(out["policy"][:, 0].numpy())
+        mean, std = model.normalizer.action_mean.numpy(), model.normalizer.action_std.numpy()
+        row["over_the_mouth"] = {
+            who: _hover_summary(np.concatenate([offset[ids, :2], np.concatenate(a) * std + mean], axis=1)[:, :5])
+            for who, a in actions.items()
+        }
         print(json.dumps(row))
 
 

@@ -245,8 +245,8 @@ def rows(r: str) -> dict[str, Row]:
     add(
         Row(
             "point-mass",
-            "Point mass: 0.00 → 0.75, 5 robot min, 2 seeds; every baseline 0.00, SimDist+BC 0.57",
-            "about 25 min (every stage of the example task about 5 min; 8 methods, 2 seeds, 17.5 min)",
+            "Point mass: 0.00 → 0.62, 5 robot min, 2 seeds; every baseline 0.00, SimDist+BC 0.88",
+            "about 30 min (every stage of the example task about 5 min; 8 methods, 2 seeds, 25 min)",
             "20 `real` trials per evaluation point and seed, 2 seeds (40 per point); 5 points over 100 real episodes",
             [
                 Step(
