@@ -6,6 +6,8 @@
 #   D  B with the perceiving teacher in the expert's slot (--set data.teacher=perceiving; 18 min on 2 workers)
 #   E  B with mid-task starts taken from runs of the misaligned starter (--set data.mid_task_starter=misaligned: the
 #     expert aiming a few mm off the hole, redrawn every ~2 s), so the starts hover, press and stall beside the mouth
+#   F  B with the gated teacher in the expert's slot (--set data.teacher=gated: the privileged expert descending only
+#     while the camera's current reading puts the peg within 1.5 mm of the hole axis)
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
@@ -28,6 +30,7 @@ declare -A DATA=(
   [B]="--workers 1 --episodes 12000 --seed 1 ${MID[*]}"
   [D]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=perceiving"
   [E]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.mid_task_starter=misaligned"
+  [F]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated"
 )
 for arm in "${ARMS[@]}"; do
   # shellcheck disable=SC2086

@@ -17,7 +17,8 @@ def task():
 def test_starters_extend_the_teachers_and_an_unknown_one_is_refused(task):
     assert starter(task, "misaligned").name == "misaligned"
     assert starter(task, "expert").name == "expert"  # any teacher may start runs too
-    with pytest.raises(ValueError, match="peg-insertion has no starter 'nope'; valid: expert, perceiving, misaligned"):
+    valid = "valid: expert, perceiving, gated, misaligned"
+    with pytest.raises(ValueError, match=f"peg-insertion has no starter 'nope'; {valid}"):
         starter(task, "nope")
 
 

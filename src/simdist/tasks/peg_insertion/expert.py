@@ -128,11 +128,8 @@ class ScriptedExpert:
             and xy_error < t.release_xy_tolerance_m
         ):
             return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, OPEN)
-        aligned = (
-            xy_error < t.align_tolerance_m
-            and abs(yaw_error) < t.yaw_tolerance_rad
-            and state.peg_tilt < t.yaw_tolerance_rad
-        )
+        upright = abs(yaw_error) < t.yaw_tolerance_rad and state.peg_tilt < t.yaw_tolerance_rad
+        aligned = self._aligned(xy_error) and upright
         inserting = state.insertion_depth > 0.002 and state.lateral_to_hole < 0.002
         if not (aligned or inserting):
             self._stalled = 0
@@ -144,6 +141,10 @@ class ScriptedExpert:
         if t.search and self._stalled >= t.stall_steps:
             fine_xy = fine_xy + self.search_offset(self._stalled)
         return Goal(np.array([*fine_xy, state.tcp_pos[2]]), tool_rot, CLOSE, push_m=t.insert_push_m)
+
+    def _aligned(self, xy_error: float) -> bool:
+        """Whether the peg is over the hole enough to insert (yaw and tilt are checked beside it)."""
+        return xy_error < self.tuning.align_tolerance_m
 
     def search_offset(self, stalled: int) -> np.ndarray:
         """xy offset of the set-point from the believed hole axis after ``stalled`` steps on the rim."""

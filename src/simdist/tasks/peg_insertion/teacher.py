@@ -60,3 +60,36 @@ class PerceivingTeacher(ScriptedExpert):
 
 def perceiving_teacher() -> PerceivingTeacher:
     return PerceivingTeacher()
+
+
+# Half-width of the perceived offset within which the gated teacher descends: the chamfer's capture (1.4 mm) plus a
+# little: it seats as often as the expert (docs/findings.md, "A teacher whose descent the head can see").
+DESCENT_GATE_M = 0.0015
+
+
+class GatedTeacher(ScriptedExpert):
+    """The privileged expert, aiming at the true hole, that descends only while the wrist camera's current reading
+    puts the peg within `gate_m` of the hole axis. The expert's own gate (0.5 mm of true offset) lies below the
+    camera's noise, so a head cannot see when it opens and learns to descend from its own past actions instead
+    (docs/findings.md, "The head learns the expert's correction over the mouth on the data's states"); this gate is a
+    function of one observation."""
+
+    def __init__(self, gate_m: float = DESCENT_GATE_M):
+        super().__init__(ExpertTuning(name="gated_teacher"))
+        self.gate_m = gate_m
+        self._perceived_offset_m = np.inf
+
+    def reset(self, rng: np.random.Generator) -> None:
+        super().reset(rng)
+        self._perceived_offset_m = np.inf
+
+    def observe(self, obs: dict) -> None:
+        offset = PROPRIO.get(np.asarray(obs[PROPRIO_KEY], dtype=np.float64), "peg_to_hole_est")[:2]
+        self._perceived_offset_m = float(np.linalg.norm(offset))
+
+    def _aligned(self, xy_error: float) -> bool:
+        return self._perceived_offset_m < self.gate_m
+
+
+def gated_teacher() -> GatedTeacher:
+    return GatedTeacher()
