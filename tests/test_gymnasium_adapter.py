@@ -183,3 +183,15 @@ def test_a_critic_records_what_it_was_fitted_on_and_is_refitted_when_that_change
     changed.critic()
     assert len(fits) == 2 and fits[1] != fits[0]
     assert "fitted on another definition of task 'test-cartpole'" in caplog.text
+
+
+@pytest.mark.parametrize("example", ["inverted_pendulum", "reacher"])
+def test_the_shipped_example_critics_match_their_tasks(example, monkeypatch, fresh_registry):
+    """A committed critic is used as it is: a new spec field that does not change what it values (e.g.
+    `finetune_overrides`) must not refit it into the examples' folders on first use."""
+    from simdist.experts.fitted_critic import definition_hash, recorded_definition
+
+    monkeypatch.setenv(registry.MODULES_ENV, str(EXAMPLE.parents[1] / example / "task.py"))
+    task = registry.get_task(example.replace("_", "-"))
+    current = definition_hash(task.gym_spec, task._sim, task._expert, task._suboptimal, task.critic_fit)
+    assert recorded_definition(task.critic_dir) == current

@@ -192,9 +192,11 @@ def fit_and_save(
 
 def _described(value: Any) -> Any:
     """A JSON-able description of what a critic depends on: a function by its source code, a dataclass by its
-    fields, containers element by element, anything else by its repr."""
+    fields (but those marked `metadata={"critic": False}`: settings of what uses the critic, not of what it values),
+    containers element by element, anything else by its repr."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _described(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        fields = [f for f in dataclasses.fields(value) if f.metadata.get("critic", True)]
+        return {f.name: _described(getattr(value, f.name)) for f in fields}
     if isinstance(value, dict):
         return {str(k): _described(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, (list, tuple)):

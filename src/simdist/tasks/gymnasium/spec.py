@@ -115,7 +115,7 @@ class GymTaskSpec:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     gamma: float = 0.99
     planner_overrides: tuple[str, ...] = ()
-    finetune_overrides: tuple[str, ...] = ()
+    finetune_overrides: tuple[str, ...] = field(default=(), metadata={"critic": False})  # Alg. 1's, not the critic's
     generation_preset: str = "manipulation"
     max_delay_steps: int = 10  # the latency cap (control steps) the physics validation enforces
 
