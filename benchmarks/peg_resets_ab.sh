@@ -8,6 +8,8 @@
 #     expert aiming a few mm off the hole, redrawn every ~2 s), so the starts hover, press and stall beside the mouth
 #   F  B with the gated teacher in the expert's slot (--set data.teacher=gated: the privileged expert descending only
 #     while the camera's current reading puts the peg within 1.5 mm of the hole axis)
+#   G  F's data, the BC head without its past actions (--set model.policy_sees_actions=false): with a gate it can
+#     see, need it copy its own descent? (trains on DIR/F; with F, about 2 h on 2 cores)
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
@@ -32,16 +34,20 @@ declare -A DATA=(
   [E]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.mid_task_starter=misaligned"
   [F]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated"
 )
-for arm in "${ARMS[@]}"; do
+declare -A DATA_OF=([G]=F)  # arms trained on another arm's data
+declare -A MODEL=([G]="--set model.policy_sees_actions=false")
+for data in $(for arm in "${ARMS[@]}"; do echo "${DATA_OF[$arm]:-$arm}"; done | sort -u); do
   # shellcheck disable=SC2086
-  gen "$arm" ${DATA[$arm]} &
+  gen "$data" ${DATA[$data]} &
 done
 wait
 gen C --workers 1 --episodes 400 --seed 99
 train() {
-  simdist pretrain --data "$DIR/$1" --out "$DIR/m$1" --preset paper-manipulation --set train.steps=36000 \
-    --set train.lr=3e-4 --set train.lr_end=3e-5 --set train.ema_decay=0.999 --set train.keep_checkpoints=true \
-    --set train.val_fraction=0.01 --set train.val_every=2000 --quiet > "$DIR/m$1.log" 2>&1
+  # shellcheck disable=SC2086
+  simdist pretrain --data "$DIR/${DATA_OF[$1]:-$1}" --out "$DIR/m$1" --preset paper-manipulation \
+    --set train.steps=36000 --set train.lr=3e-4 --set train.lr_end=3e-5 --set train.ema_decay=0.999 \
+    --set train.keep_checkpoints=true --set train.val_fraction=0.01 --set train.val_every=2000 ${MODEL[$1]:-} \
+    --quiet > "$DIR/m$1.log" 2>&1
 }
 for arm in "${ARMS[@]}"; do train "$arm" & done
 wait

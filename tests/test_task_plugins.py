@@ -83,13 +83,10 @@ def test_the_example_task_runs_through_every_command(tmp_path, monkeypatch, caps
     assert finetune["epochs"] == 2  # ... under the user's
 
 
-def test_a_task_sets_its_planner_and_the_user_overrides_it():
-    from types import SimpleNamespace
-
-    from simdist.planning.settings import task_planner
+def _tiny_spec(**overrides):
     from simdist.tasks.base import TaskSpec
 
-    spec = TaskSpec(
+    return TaskSpec(
         name="t",
         obs_shapes={"proprio": (2,)},
         action_dim=1,
@@ -97,8 +94,17 @@ def test_a_task_sets_its_planner_and_the_user_overrides_it():
         action_high=(1.0,),
         control_period_s=0.1,
         episode_steps=5,
-        planner_overrides=("init_std=0.1", "samples=32"),
+        **overrides,
     )
+
+
+def test_a_task_sets_its_planner_and_the_user_overrides_it():
+    from types import SimpleNamespace
+
+    from simdist.planning.settings import task_planner
+    from simdist.tasks.base import TaskSpec
+
+    spec = _tiny_spec(planner_overrides=("init_std=0.1", "samples=32"))
     task = SimpleNamespace(spec=spec)
     cfg = task_planner(task, "cpu")
     assert (cfg.init_std, cfg.samples) == (0.1, 32)
@@ -117,16 +123,7 @@ def test_a_task_sets_its_finetune_over_the_preset():
     from simdist.tasks.base import TaskSpec
     from simdist.training.finetune import task_finetune
 
-    spec = TaskSpec(
-        name="t",
-        obs_shapes={"proprio": (2,)},
-        action_dim=1,
-        action_low=(-1.0,),
-        action_high=(1.0,),
-        control_period_s=0.1,
-        episode_steps=5,
-        finetune_overrides=("epochs=100", "sim_replay_fraction=0.25"),
-    )
+    spec = _tiny_spec(finetune_overrides=("epochs=100", "sim_replay_fraction=0.25"))
     cfg = task_finetune(SimpleNamespace(spec=spec), "cpu")
     assert (cfg.epochs, cfg.sim_replay_fraction, cfg.lr) == (100, 0.25, 2e-4)  # the rest is the preset's
     typo = SimpleNamespace(spec=TaskSpec(**{**spec.__dict__, "finetune_overrides": ("epoch=100",)}))

@@ -82,19 +82,20 @@ def teachers(task) -> dict:
 
 def teacher(task, name: str):
     """A fresh instance of the teacher `name`; an unknown name is one error line listing the task's teachers."""
-    options = teachers(task)
-    if name not in options:
-        raise ValueError(f"data.teacher: {task.spec.name} has no teacher {name!r}; valid: {', '.join(options)}")
-    return options[name]()
+    return _instance(task, teachers(task), "teacher", "teacher", name)
 
 
 def starter(task, name: str):
     """A fresh instance of the mid-task starter `name`: any teacher, or one of the task's `starters()`; an unknown
     name is one error line listing them."""
     options = {**teachers(task), **(task.starters() if hasattr(task, "starters") else {})}
+    return _instance(task, options, "mid_task_starter", "starter", name)
+
+
+def _instance(task, options: dict, field: str, kind: str, name: str):
     if name not in options:
         valid = ", ".join(options)
-        raise ValueError(f"data.mid_task_starter: {task.spec.name} has no starter {name!r}; valid: {valid}")
+        raise ValueError(f"data.{field}: {task.spec.name} has no {kind} {name!r}; valid: {valid}")
     return options[name]()
 
 
