@@ -10,6 +10,8 @@
 #     while the camera's current reading puts the peg within 1.5 mm of the hole axis)
 #   G  F's data, the BC head without its past actions (--set model.policy_sees_actions=false): with a gate it can
 #     see, need it copy its own descent? (trains on DIR/F; with F, about 2 h on 2 cores)
+#   H  B with the gated teacher that holds its height while the gate is closed (--set data.teacher=gated-hold)
+#     instead of backing up to carry height
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
@@ -33,6 +35,7 @@ declare -A DATA=(
   [D]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=perceiving"
   [E]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.mid_task_starter=misaligned"
   [F]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated"
+  [H]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
 )
 declare -A DATA_OF=([G]=F)  # arms trained on another arm's data
 declare -A MODEL=([G]="--set model.policy_sees_actions=false")

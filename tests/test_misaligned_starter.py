@@ -17,7 +17,7 @@ def task():
 def test_starters_extend_the_teachers_and_an_unknown_one_is_refused(task):
     assert starter(task, "misaligned").name == "misaligned"
     assert starter(task, "expert").name == "expert"  # any teacher may start runs too
-    valid = "valid: expert, perceiving, gated, misaligned"
+    valid = "valid: expert, perceiving, gated, gated-hold, misaligned"
     with pytest.raises(ValueError, match=f"peg-insertion has no starter 'nope'; {valid}"):
         starter(task, "nope")
 

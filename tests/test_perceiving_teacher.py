@@ -32,7 +32,7 @@ def _carried_above_hole(task, seed: int = 0):
 
 
 def test_the_task_lists_its_teachers_and_an_unknown_one_is_refused(task):
-    assert set(teachers(task)) == {"expert", "perceiving", "gated"}
+    assert set(teachers(task)) == {"expert", "perceiving", "gated", "gated-hold"}
     assert teacher(task, "perceiving").name == "perceiving_teacher"
     with pytest.raises(ValueError, match="pendulum has no teacher 'perceiving'; valid: expert"):
         teacher(get_task("pendulum"), "perceiving")
@@ -70,20 +70,23 @@ def test_the_gated_teacher_descends_only_while_the_camera_sees_the_peg_over_the_
     obs, info = env.reset(seed=0, options={"initial_condition": InitialCondition(peg_xy=(0.45, 0.12), peg_yaw=0.0)})
     expert = task.expert()
     expert.reset(np.random.default_rng(0))
-    for _ in range(task.spec.episode_steps):  # the expert carries the peg over the hole and aligns it there
+    for _ in range(task.spec.episode_steps):  # the expert carries the peg over the hole and starts to descend
         state = PegState.from_privileged(info["privileged"])
-        if state.grasped and state.lateral_to_hole < 0.0005 and state.peg_bottom_z - state.hole_pos[2] > 0.01:
+        if state.grasped and state.lateral_to_hole < 0.0005 and 0.002 < state.peg_bottom_z - state.hole_pos[2] < 0.01:
             break
         obs, _, _, _, info = env.step(expert.act(info["privileged"]))
     else:
         raise AssertionError("the expert never aligned the peg above the hole")
 
-    def z_action(perceived_offset):
+    def z_action(perceived_offset, name="gated"):
         seen = {k: np.array(v, copy=True) for k, v in obs.items()}
         PROPRIO.get(seen["proprio"], "peg_to_hole_est")[:2] = perceived_offset
-        policy = teacher(task, "gated")
+        policy = teacher(task, name)
         policy.reset(np.random.default_rng(0))
         return act(policy, seen, info["privileged"])[2]
 
     assert z_action([0.0005, 0.0]) < -0.1  # seen over the hole: down
-    assert z_action([0.003, 0.0]) > -0.02  # truly aligned, but seen 3 mm off: it waits
+    assert z_action([0.003, 0.0]) > -0.02  # truly aligned, but seen 3 mm off: it waits...
+    assert z_action([0.003, 0.0]) > 0.05  # ...backing up to carry height
+    assert z_action([0.0005, 0.0], "gated-hold") < -0.1  # the holding variant descends as the gated one does
+    assert abs(z_action([0.003, 0.0], "gated-hold")) < 0.02  # and waits where it is

@@ -133,7 +133,8 @@ class ScriptedExpert:
         inserting = state.insertion_depth > 0.002 and state.lateral_to_hole < 0.002
         if not (aligned or inserting):
             self._stalled = 0
-            z = carry_z if bottom_above_mouth > 0 else state.tcp_pos[2] + 0.005  # back out if wedged on the rim
+            # Above the mouth: wait at carry height; below it: back out if wedged on the rim.
+            z = self._waiting_height(state, carry_z) if bottom_above_mouth > 0 else state.tcp_pos[2] + 0.005
             return Goal(np.array([*fine_xy, z]), tool_rot, CLOSE)
         # Insert: push down with a bounded set-point lead; spiral around the hole axis if stalled on the rim.
         stuck_on_rim = state.insertion_depth < 0.001
@@ -145,6 +146,10 @@ class ScriptedExpert:
     def _aligned(self, xy_error: float) -> bool:
         """Whether the peg is over the hole enough to insert (yaw and tilt are checked beside it)."""
         return xy_error < self.tuning.align_tolerance_m
+
+    def _waiting_height(self, state: PegState, carry_z: float) -> float:
+        """The tool height to hold while the peg is over the mouth but not aligned: back up to carry clearance."""
+        return carry_z
 
     def search_offset(self, stalled: int) -> np.ndarray:
         """xy offset of the set-point from the believed hole axis after ``stalled`` steps on the rim."""

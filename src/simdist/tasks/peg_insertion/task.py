@@ -12,7 +12,7 @@ from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsert
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.physics import GAP_GROUPS, PegPhysics, default_physics
 from simdist.tasks.peg_insertion.starters import misaligned_starter
-from simdist.tasks.peg_insertion.teacher import gated_teacher, perceiving_teacher
+from simdist.tasks.peg_insertion.teacher import gated_hold_teacher, gated_teacher, perceiving_teacher
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
@@ -67,7 +67,7 @@ class PegInsertionTask(UR5eTask):
 
     def teachers(self) -> dict:
         """Alternatives to the privileged expert for Alg. 2's expert slot (`--set data.teacher=NAME`)."""
-        return {"perceiving": perceiving_teacher, "gated": gated_teacher}
+        return {"perceiving": perceiving_teacher, "gated": gated_teacher, "gated-hold": gated_hold_teacher}
 
     def starters(self) -> dict:
         """Policies whose runs mid-task starts may be taken from (`--set data.mid_task_starter=NAME`)."""

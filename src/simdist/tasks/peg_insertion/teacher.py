@@ -74,9 +74,9 @@ class GatedTeacher(ScriptedExpert):
     (docs/findings.md, "The head learns the expert's correction over the mouth on the data's states"); this gate is a
     function of one observation."""
 
-    def __init__(self, gate_m: float = DESCENT_GATE_M):
-        super().__init__(ExpertTuning(name="gated_teacher"))
-        self.gate_m = gate_m
+    def __init__(self, gate_m: float = DESCENT_GATE_M, hold: bool = False):
+        super().__init__(ExpertTuning(name="gated_hold_teacher" if hold else "gated_teacher"))
+        self.gate_m, self.hold = gate_m, hold
         self._perceived_offset_m = np.inf
 
     def reset(self, rng: np.random.Generator) -> None:
@@ -90,6 +90,16 @@ class GatedTeacher(ScriptedExpert):
     def _aligned(self, xy_error: float) -> bool:
         return self._perceived_offset_m < self.gate_m
 
+    def _waiting_height(self, state: PegState, carry_z: float) -> float:
+        # With `hold`, a closed gate stops the descent where it is instead of backing up to carry height: the gate
+        # flickers with the camera's noise near its edge, and a head regressing on push-down-or-back-up labels
+        # averages them into a hover on the rim (docs/findings.md, "A teacher whose descent the head can see").
+        return min(carry_z, state.tcp_pos[2]) if self.hold else carry_z
+
 
 def gated_teacher() -> GatedTeacher:
     return GatedTeacher()
+
+
+def gated_hold_teacher() -> GatedTeacher:
+    return GatedTeacher(hold=True)
