@@ -7,9 +7,11 @@ Builds the pendulum demo model and 500-episode `cpu` models of the InvertedPendu
 the pendulum and InvertedPendulum models with candidate branches (`simdist refine --branches 4`), evaluates the BC
 head and MPPI searches on the same 40 `sim` trials, and runs Alg. 1 (dynamics only, 2 rounds × 20; the point mass
 4 × 20 with 2,000-step finetunes) under each task's two `real` gaps, then the point mass under the family's search
-with three finetune budgets (FINETUNES) and the pendulum and InvertedPendulum with the epoch budget. Writes
+with three finetune budgets (FINETUNES) and the pendulum and InvertedPendulum with the epoch budget; then the
+family's search narrowed (NARROWED: one iteration, or 96 of its 160 candidates as elites) on the small tasks' gaps and
+on a 3,000-episode, 30,000-step Reacher model with four decoders (`sim`, and its belt-drive gap). Writes
 OUT/planner_search_sim.jsonl and OUT/planner_search_real.jsonl in the format of benchmarks/results/. Every command
-is skipped when its output exists, so a rerun resumes. About 3 h on 2 cores (two commands run side by side).
+is skipped when its output exists, so a rerun resumes. About 4 h on 2 cores (two commands run side by side).
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ SEARCHES = {  # MPPI settings compared on every model (explicit, so a change of 
     "scaled weights": {"warm_start": "true", "init_std": "1.0", "weights": "scaled", "temperature": "1"},
 }
 FAMILY = {"warm_start": "false", "init_std": "0.3"}  # the small-control family's search (the `cpu` preset)
+# The family's search held nearer the BC chunk without a task setting: fewer refits, or a wider elite average
+NARROWED = {"one iteration": {"iterations": "1"}, "96 elites": {"elites": "96"}, "64 elites": {"elites": "64"}}
+REACHER, BELT = "examples/reacher/task.py", "examples/reacher/real_belt_drive.json"
 # Alg. 1's finetune budget under the family's search (docs/findings.md, "Adaptation"): on the point mass the `cpu`
 # preset's half-batch replay for a fixed 2,000 steps, a quarter-batch replay, and that with 100 epochs; on the
 # pendulum and InvertedPendulum (whose preset runs are the adapt stage's) the last.
@@ -172,7 +177,34 @@ def plan(out: Path) -> list[list[tuple[Path, list[str], dict]]]:
                     command += ["--episodes-per-round", "20", "--rounds", rounds, "--seed", str(seed), *sets(FAMILY)]
                     command += [*FINETUNES[name], "--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
                     budget.append((run / "adapt_results.json", command, env[task]))
-    return [build, refine, evaluate, adapt, budget]
+    return [build, refine, evaluate, adapt, budget, narrowed(out, models, env)]
+
+
+def narrowed(out: Path, models: dict, env: dict) -> list[tuple[Path, list[str], dict]]:
+    """The family's search with NARROWED settings: `sim` on each model (and Reacher's, built here), Alg. 1 on the
+    pendulum's and InvertedPendulum's gaps and Reacher's belt drive (2 rounds × 20, 2 seeds)."""
+    data, model = out / "reacher" / "sim_data", out / "reacher" / "pretrained"
+    build = f"simdist generate reacher --episodes 3000 --out {data} --quiet && simdist pretrain --data {data} "
+    build += f"--preset cpu --set model.dynamics_ensemble=4 --set train.steps=30000 --out {model} --quiet"
+    items = [(model / "config.json", ["sh", "-c", build], {"SIMDIST_TASK_MODULES": REACHER})]
+    family = {**FAMILY, "prior_weight": "0"}  # Reacher's own planner_overrides left out
+    gaps = {**{t: GAPS[t] for t in SMALL_FAMILY}, "reacher": [BELT]}
+    targets = {**{t: models[t] for t in (*SMALL_FAMILY, "point-mass")}, "reacher": (model, data)}
+    for task, (model, data) in targets.items():
+        task_env = env.get(task, {"SIMDIST_TASK_MODULES": REACHER})
+        for name, setting in NARROWED.items():
+            planner, tag = sets({**family, **setting}), name.replace(" ", "_")
+            target = out / "sim" / f"{task}_family_{tag}.json"
+            command = ["simdist", "evaluate", task, "--checkpoint", str(model), "--trials", "40", "--seed", "1"]
+            items.append((target, [*command, *planner, "--out", str(target), "--quiet"], task_env))
+            for gap in gaps.get(task, []) if name != "64 elites" else []:
+                for seed in (0, 1):
+                    run = out / "real" / f"{task}_{Path(gap).stem if gap else 'shipped'}_family_{tag}_s{seed}"
+                    command = ["simdist", "adapt", task, "--checkpoint", str(model), "--sim-data", str(data)]
+                    command += ["--episodes-per-round", "20", "--rounds", "2", "--seed", str(seed), *planner]
+                    command += ["--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
+                    items.append((run / "adapt_results.json", command, task_env))
+    return items
 
 
 def run_stage(stage, dry_run: bool) -> None:
