@@ -6,6 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from simdist.data.regime import act
 from simdist.tasks import PROPRIO_KEY, get_task
 from simdist.tasks.base import WRENCH_KEY
 from simdist.tasks.peg_insertion.env import InitialCondition
@@ -13,6 +14,7 @@ from simdist.tasks.peg_insertion.layout import FINE_SCALE_M, PRIVILEGED, PROPRIO
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.peg_insertion.reward import PegState, is_seated
+from simdist.tasks.ur5e.actions import ControlConfig, carried_setpoint, carry_action, holds_part, next_setpoint
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +121,47 @@ def test_the_expert_search_circles_or_spirals_out_to_its_cap():
     spiral = ScriptedExpert(replace(ExpertTuning(), search_growth_m=1e-4, search_max_radius_m=2e-3))
     radii = [np.linalg.norm(spiral.search_offset(k)) for k in range(3, 40)]
     assert radii[0] == pytest.approx(6e-4) and np.all(np.diff(radii) > -1e-12) and max(radii) == pytest.approx(2e-3)
+
+
+def test_carry_frame_action_moves_the_setpoint_as_the_step_it_replaces():
+    c = ControlConfig(carry_frame="perceived-target")
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        setpoint = rng.uniform([0.3, -0.2, 0.05], [0.6, 0.2, 0.3])
+        tcp, aligned = setpoint + rng.normal(0.0, 0.005, 3), rng.uniform([0.3, -0.2], [0.6, 0.2])
+        step = np.append(rng.uniform(-1.0, 1.0, 6), 1.0)
+        carried = carried_setpoint(setpoint, tcp, aligned, carry_action(step, setpoint, aligned, c), c)
+        assert np.allclose(carried, next_setpoint(setpoint, tcp, step, c), atol=1e-9)
+    # a zero offset aims at the perceived alignment point, at most one full step away per axis
+    near = carried_setpoint(
+        np.array([0.5, 0.0, 0.1]),
+        np.array([0.5, 0.0, 0.1]),
+        np.array([0.503, -0.1]),
+        np.array([0, 0, 0, 0, 0, 0, 1.0]),
+        c,
+    )
+    assert np.allclose(near[:2], [0.503, -c.max_setpoint_lead_m])
+    with pytest.raises(ValueError, match="carry_frame"):
+        ControlConfig(carry_frame="hole")
+
+
+def test_carry_frame_task_replays_the_tool_frame_expert():
+    """The carry-frame task's expert, converted with the observation the env uses, drives the same set-points as the
+    tool-frame task's, including the steps that hold the peg."""
+    runs = {}
+    for name in ("peg-insertion", "peg-insertion-carry-frame"):
+        task = get_task(name)
+        env, expert = task.make_env("sim", seed=0), task.expert()
+        obs, info = env.reset(seed=1, options={"initial_condition": task.initial_conditions("narrow", 1)[0]})
+        expert.reset(np.random.default_rng(0))
+        setpoints, held = [], 0
+        for _ in range(70):
+            action = act(expert, obs, info["privileged"])
+            held += bool(holds_part(action, env.seen_gripper_opening, env.control))
+            obs, _, terminated, _, info = env.step(action)
+            setpoints.append(env.setpoint_pos.copy())
+            if terminated:
+                break
+        runs[name] = (np.array(setpoints), held)
+    assert runs["peg-insertion"][1] == 0 and runs["peg-insertion-carry-frame"][1] >= 10
+    assert np.allclose(runs["peg-insertion"][0], runs["peg-insertion-carry-frame"][0], atol=1e-6)

@@ -4,8 +4,14 @@ See docs/tasks/peg-insertion.md for the model figures, observation layout, physi
 """
 
 from simdist.tasks import registry
-from simdist.tasks.peg_insertion.task import TASK_NAME, PegInsertionTask
+from simdist.tasks.peg_insertion.task import (
+    CARRY_FRAME_TASK_NAME,
+    TASK_NAME,
+    PegInsertionCarryFrameTask,
+    PegInsertionTask,
+)
 
 registry.register(TASK_NAME, PegInsertionTask)
+registry.register(CARRY_FRAME_TASK_NAME, PegInsertionCarryFrameTask)
 
-__all__ = ["PegInsertionTask", "TASK_NAME"]
+__all__ = ["CARRY_FRAME_TASK_NAME", "PegInsertionCarryFrameTask", "PegInsertionTask", "TASK_NAME"]

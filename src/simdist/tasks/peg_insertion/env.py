@@ -12,7 +12,7 @@ import mujoco
 import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY
-from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO, relative_features
+from simdist.tasks.peg_insertion.layout import PRIVILEGED, PROPRIO, aligned_tcp_xy, relative_features
 from simdist.tasks.peg_insertion.model import FIXTURE_BODY, PEG_BODY, SCENE, build_model
 from simdist.tasks.peg_insertion.perception import camera_pose, handeye_offset, noise_std
 from simdist.tasks.peg_insertion.physics import PegPhysics, sample_physics
@@ -23,7 +23,7 @@ from simdist.tasks.ur5e.env import UR5eEnv
 from simdist.tasks.ur5e.robot import TABLE_GEOM
 from simdist.tasks.ur5e.rotations import rot6, yaw_of, yaw_quat
 
-__all__ = ["ACTION_DIM", "CONTROL", "ControlConfig", "InitialCondition", "PegInsertionEnv"]
+__all__ = ["ACTION_DIM", "CARRY_FRAME_CONTROL", "CONTROL", "ControlConfig", "InitialCondition", "PegInsertionEnv"]
 
 PEG_REST_CLEARANCE_M = 1e-4  # the peg starts this far above the table, so it never starts in penetration
 
@@ -40,11 +40,13 @@ class InitialCondition:
 
 
 CONTROL = ControlConfig()
+CARRY_FRAME_CONTROL = ControlConfig(carry_frame="perceived-target")
 
 
 class PegInsertionEnv(UR5eEnv):
     proprio_layout = PROPRIO
     observes_wrench = True
+    perceives_alignment = True
     initial_condition_type = InitialCondition
     default_control = CONTROL
 
@@ -146,6 +148,9 @@ class PegInsertionEnv(UR5eEnv):
                 np.asarray(parts["hole_yaw_est"]),
             )
         )
+        # Where the tool would put the peg over the hole, as perceived: the carry frame's origin (ur5e/actions.py).
+        self.seen_aligned_tcp_xy = aligned_tcp_xy(parts["tcp_pos"], parts["peg_to_hole_est"])
+        self.seen_gripper_opening = float(parts["gripper_opening"])
         return {PROPRIO_KEY: PROPRIO.pack(parts), WRENCH_KEY: self._wrench()}
 
     # ------------------------------------------------------------------------------------------------ outcome
@@ -157,3 +162,10 @@ class PegInsertionEnv(UR5eEnv):
 
     def _dense_reward(self, state: PegState, action: np.ndarray, success: bool) -> float:
         return dense_reward(state, action, success)
+
+
+class PegInsertionCarryFrameEnv(PegInsertionEnv):
+    """The task with the carry frame: while the pads hold the peg, x/y actions are offsets from the perceived
+    alignment point (simdist.tasks.ur5e.actions)."""
+
+    default_control = CARRY_FRAME_CONTROL

@@ -47,6 +47,11 @@ def relative_features(tcp_pos, peg_pos_est, peg_yaw_est, hole_pos_est, hole_yaw_
     }
 
 
+def aligned_tcp_xy(tcp_pos, peg_to_hole_est) -> np.ndarray:
+    """Where the tool would put the peg over the hole (x, y), as perceived: the carry frame's origin."""
+    return (np.asarray(tcp_pos) - np.asarray(peg_to_hole_est))[..., :2]
+
+
 # Exact simulator state plus the episode's physics draw; only simulation domains expose it.
 PRIVILEGED = VectorLayout(
     ROBOT_PRIVILEGED_BLOCKS

@@ -7,8 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.peg_insertion import expert as expert_module
+from simdist.tasks.peg_insertion.carry_frame import CarryFramePolicy
 from simdist.tasks.peg_insertion.critic import load_critic
-from simdist.tasks.peg_insertion.env import CONTROL, InitialCondition, PegInsertionEnv
+from simdist.tasks.peg_insertion.env import (
+    CARRY_FRAME_CONTROL,
+    CONTROL,
+    InitialCondition,
+    PegInsertionCarryFrameEnv,
+    PegInsertionEnv,
+)
 from simdist.tasks.peg_insertion.layout import PROPRIO
 from simdist.tasks.peg_insertion.physics import GAP_GROUPS, PegPhysics, default_physics
 from simdist.tasks.peg_insertion.starters import misaligned_starter
@@ -16,6 +23,7 @@ from simdist.tasks.peg_insertion.teacher import gated_hold_teacher, gated_teache
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
+CARRY_FRAME_TASK_NAME = "peg-insertion-carry-frame"
 
 
 @dataclass(frozen=True)
@@ -79,3 +87,28 @@ class PegInsertionTask(UR5eTask):
 
     def critic(self):
         return load_critic()
+
+
+class PegInsertionCarryFrameTask(PegInsertionTask):
+    """Peg Insertion whose x/y actions, while the peg is held, are offsets from the perceived alignment point."""
+
+    spec = ur5e_task_spec(CARRY_FRAME_TASK_NAME, PROPRIO, CARRY_FRAME_CONTROL, wrench=True)
+    env_type = PegInsertionCarryFrameEnv
+
+    def _carried(self, policy):
+        return CarryFramePolicy(policy, CARRY_FRAME_CONTROL)
+
+    def expert(self):
+        return self._carried(super().expert())
+
+    def suboptimal_policies(self):
+        return [self._carried(p) for p in super().suboptimal_policies()]
+
+    def teachers(self) -> dict:
+        return {name: (lambda f=f: self._carried(f())) for name, f in super().teachers().items()}
+
+    def starters(self) -> dict:
+        return {name: (lambda f=f: self._carried(f())) for name, f in super().starters().items()}
+
+    def teleoperator(self):
+        return self._carried(super().teleoperator())

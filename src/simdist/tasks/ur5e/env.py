@@ -13,7 +13,14 @@ import numpy as np
 
 from simdist.tasks.base import PROPRIO_KEY, WRENCH_KEY, check_domain
 from simdist.tasks.ur5e import controller as ctl
-from simdist.tasks.ur5e.actions import ACTION_DIM, GRIPPER_ACTION, ControlConfig, next_setpoint
+from simdist.tasks.ur5e.actions import (
+    ACTION_DIM,
+    GRIPPER_ACTION,
+    ControlConfig,
+    carried_setpoint,
+    holds_part,
+    next_setpoint,
+)
 from simdist.tasks.ur5e.layout import VectorLayout
 from simdist.tasks.ur5e.robot import (
     ARM,
@@ -45,6 +52,8 @@ class UR5eEnv(gym.Env):
     default_control: ControlConfig = ControlConfig()
     # True: the observation has a "wrench" group (the flange F/T sensor); the physics then needs wrench_* fields.
     observes_wrench: bool = False
+    # True: `_observation` sets `seen_aligned_tcp_xy` and `seen_gripper_opening` (ControlConfig.carry_frame).
+    perceives_alignment: bool = False
 
     def __init__(
         self,
@@ -56,6 +65,8 @@ class UR5eEnv(gym.Env):
         controller: ctl.ControllerConfig = ctl.ControllerConfig(),
     ):
         control = control or self.default_control
+        if control.carry_frame != "tool" and not self.perceives_alignment:
+            raise ValueError(f"{type(self).__name__} perceives no part-to-target offset: carry_frame must be 'tool'")
         self.domain = check_domain(domain)
         self.physics = physics
         self.control = control
@@ -252,8 +263,11 @@ class UR5eEnv(gym.Env):
 
     # ------------------------------------------------------------------------------------------------ internals
     def _move_setpoint(self, action: np.ndarray) -> None:
-        c = self.control
-        self.setpoint_pos = next_setpoint(self.setpoint_pos, self.data.site_xpos[self.tcp_site], action, c)
+        c, tcp = self.control, self.data.site_xpos[self.tcp_site]
+        if self.perceives_alignment and holds_part(action, self.seen_gripper_opening, c):
+            self.setpoint_pos = carried_setpoint(self.setpoint_pos, tcp, self.seen_aligned_tcp_xy, action, c)
+        else:
+            self.setpoint_pos = next_setpoint(self.setpoint_pos, tcp, action, c)
         rot = rotvec_to_matrix(action[3:6] * c.max_rotation_rad) @ self.setpoint_rot
         tcp_rot = self.data.site_xmat[self.tcp_site].reshape(3, 3)
         lead = rotation_error(rot, tcp_rot)

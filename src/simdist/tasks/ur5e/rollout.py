@@ -49,10 +49,11 @@ def run_episode(
 ) -> Episode:
     """Run ``policies`` in turn, each for its number of steps (the last one until the episode ends).
 
-    Policies read the exact state from the environment's oracle, so this also works in the `real` domain.
+    Policies read the exact state from the environment's oracle, so this also works in the `real` domain; one that
+    also perceives (``observe``) is shown each observation first.
     """
     options = {"initial_condition": initial_condition} if initial_condition is not None else None
-    env.reset(seed=seed, options=options)
+    obs, _ = env.reset(seed=seed, options=options)
     for policy, _ in policies:
         policy.reset(rng)
     episode = Episode()
@@ -60,7 +61,9 @@ def run_episode(
     for policy, steps in schedule:
         for _ in range(steps):
             privileged = env.oracle_privileged_state()
-            _, reward, terminated, truncated, info = env.step(policy.act(privileged))
+            if hasattr(policy, "observe"):
+                policy.observe(obs)
+            obs, reward, terminated, truncated, info = env.step(policy.act(privileged))
             episode.privileged.append(privileged)
             episode.rewards.append(float(info.get("dense_reward", reward)))
             episode.success = episode.success or bool(info["success"])
