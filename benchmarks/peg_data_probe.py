@@ -4,7 +4,7 @@ python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0] [--teacher 
     how much of the teacher's near-hole correction the perceived peg-to-hole offset can predict: OLS gains of
     its xy action on the true and on the perceived offset, and the share of the action's variance the perceived
     offset explains (r2), for grid starts and for mid-task starts
-python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-limit M]
+python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-limit M] [--task TASK]
     how the BC head's `sim` Narrow trials end (seated, never grasped, dropped, tilted in the hand, never within 1 cm
     of the axis, at the hole but not in), the held peg's pose when it first came within 2 mm of the mouth's height
     and 1 cm of its axis, and how a
@@ -12,8 +12,8 @@ python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-li
     below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
     the true state); --hold-beyond M stops the descent 2-20 mm above the mouth while the peg is more than M off the
     axis (the same diagnostic: does the head converge if it waits?); and how the head acts over the mouth (held
-    peg 2-30 mm above it, within 2 cm of its axis): the gain of its xy action on the perceived offset per axis (the
-    expert corrects 0.7 of the true one per step) and its descent per step by perceived lateral offset
+    peg 2-30 mm above it, within 2 cm of its axis): the gain of its set-point's xy move on the perceived offset per
+    axis (the expert corrects 0.7 of the true one per step) and its descent per step by perceived lateral offset
 python benchmarks/peg_data_probe.py bc-error DATA CHECKPOINT [CHECKPOINT ...]
     held-out BC error of each model's first chunk action on DATA's uncorrupted expert steps, all of them and
     those within 1 cm of the hole axis, and over the mouth (held peg 2-60 mm above it, within 2 cm of its axis) the
@@ -44,6 +44,7 @@ from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.ur5e.rotations import rot6_to_matrix
 from simdist.training.checkpoint import load_model
 
+TASK = "peg-insertion"
 REGIMES = {"grid starts": GenerationConfig(), "mid-task starts": GenerationConfig(mid_task_prob=0.75, mid_task_s=5.0)}
 
 
@@ -162,8 +163,10 @@ def bc_error(data: str, checkpoints: list[str]) -> None:
 
 
 @torch.no_grad()
-def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond: float | None = None) -> None:
-    task, agent = get_task("peg-insertion"), PolicyAgent(load_model(checkpoint).eval())
+def failures(
+    checkpoint: str, trials: int, push_limit: float | None, hold_beyond: float | None = None, task_name: str = TASK
+) -> None:
+    task, agent = get_task(task_name), PolicyAgent(load_model(checkpoint).eval())
     env, modes, hover = task.make_env("sim", seed=1), {}, []
     for i, ic in enumerate(task.initial_conditions("narrow", trials, seed=1)):
         obs, info = env.reset(seed=1000 + i, options={"initial_condition": ic})
@@ -181,9 +184,11 @@ def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond
                 setpoint_z = PRIVILEGED.get(info["privileged"], "setpoint_pos")[2]
                 floor = (state.tcp_pos[2] - setpoint_z) / CONTROL.max_translation_m
                 action = np.concatenate([action[:2], [max(action[2], floor)], action[3:]])
-            if state.grasped and 0.002 < above < 0.03 and state.lateral_to_hole < 0.02:
-                hover.append([*PROPRIO.get(obs[PROPRIO_KEY], "peg_to_hole_est")[:2], *action[:3]])
+            over_mouth = state.grasped and 0.002 < above < 0.03 and state.lateral_to_hole < 0.02
+            offset, setpoint = PROPRIO.get(obs[PROPRIO_KEY], "peg_to_hole_est")[:2], env.setpoint_pos.copy()
             obs, _, terminated, truncated, info = env.step(action)
+            if over_mouth:  # the set-point's move, whatever frame the action is in
+                hover.append([*offset, *(env.setpoint_pos - setpoint)])
             was_held, state = state.grasped, PegState.from_privileged(info["privileged"])
             held |= state.grasped
             if was_held and not state.grasped and lost is None:
@@ -218,10 +223,10 @@ def failures(checkpoint: str, trials: int, push_limit: float | None, hold_beyond
 
 
 def _hover_summary(rows: np.ndarray) -> dict:
-    """The head's correction over the mouth: xy action (mm of set-point) against the perceived offset (mm)."""
+    """The head's correction over the mouth: the set-point's xy move (mm) against the perceived offset (mm)."""
     if len(rows) < 4:
         return {"steps": len(rows)}
-    offset, move = 1e3 * rows[:, :2], rows[:, 2:5] * 1e3 * CONTROL.max_translation_m
+    offset, move = 1e3 * rows[:, :2], 1e3 * rows[:, 2:5]
     lateral, bins = np.linalg.norm(offset, axis=1), [(0, 1), (1, 2), (2, 3), (3, 20)]
     return {
         "steps": len(rows),
@@ -246,6 +251,7 @@ def main() -> None:
     f.add_argument("--trials", type=int, default=20)
     f.add_argument("--push-limit", type=float, default=None)
     f.add_argument("--hold-beyond", type=float, default=None)
+    f.add_argument("--task", default=TASK, help="the task the checkpoint was trained on (its carry-frame variant)")
     b = sub.add_parser("bc-error")
     b.add_argument("data")
     b.add_argument("checkpoints", nargs="+")
@@ -254,7 +260,7 @@ def main() -> None:
     if args.probe == "gain":
         gain(args.episodes, args.seed, args.teacher)
     elif args.probe == "failures":
-        failures(args.checkpoint, args.trials, args.push_limit, args.hold_beyond)
+        failures(args.checkpoint, args.trials, args.push_limit, args.hold_beyond, args.task)
     else:
         bc_error(args.data, args.checkpoints)
 

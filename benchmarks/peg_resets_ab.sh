@@ -12,6 +12,8 @@
 #     see, need it copy its own descent? (trains on DIR/F; with F, about 2 h on 2 cores)
 #   H  B with the gated teacher that holds its height while the gate is closed (--set data.teacher=gated-hold)
 #     instead of backing up to carry height
+#   I  H on the carry-frame task (peg-insertion-carry-frame): while the pads hold the peg, x/y actions are offsets
+#     from the perceived alignment point, so a constant output follows the camera with gain 1
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
@@ -27,7 +29,9 @@ ARMS=("${@:-A B}")
 read -r -a ARMS <<< "${ARMS[*]}"
 mkdir -p "$DIR"
 export OMP_NUM_THREADS=1
-gen() { [ -f "$DIR/$1/stats.json" ] || simdist generate peg-insertion --quiet --json --out "$DIR/$1" "${@:2}" > "$DIR/$1.json"; }
+declare -A TASK=([I]=peg-insertion-carry-frame)  # arms on a variant of the task
+task() { echo "${TASK[$1]:-peg-insertion}"; }
+gen() { [ -f "$DIR/$1/stats.json" ] || simdist generate "$(task "$1")" --quiet --json --out "$DIR/$1" "${@:2}" > "$DIR/$1.json"; }
 MID=(--set data.mid_task_prob=0.75 --set data.mid_task_s=5)
 declare -A DATA=(
   [A]="--workers 1 --episodes 5000 --seed 1"
@@ -36,6 +40,7 @@ declare -A DATA=(
   [E]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.mid_task_starter=misaligned"
   [F]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated"
   [H]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
+  [I]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
 )
 declare -A DATA_OF=([G]=F)  # arms trained on another arm's data
 declare -A MODEL=([G]="--set model.policy_sees_actions=false")
@@ -54,15 +59,17 @@ train() {
 }
 for arm in "${ARMS[@]}"; do train "$arm" & done
 wait
-python benchmarks/peg_data_probe.py bc-error "$DIR/C" "${ARMS[@]/#/$DIR/m}" > "$DIR/bc_error.jsonl"
-head_eval() { simdist evaluate peg-insertion --checkpoint "$1" --trials 40 --agent policy --quiet --json "${@:3}" | tail -1 > "$2"; }
+PROBED=()  # C's actions are tool-frame: the carry-frame arms' BC error on it means nothing
+for arm in "${ARMS[@]}"; do [ "$(task "$arm")" = peg-insertion ] && PROBED+=("$DIR/m$arm"); done
+[ ${#PROBED[@]} -eq 0 ] || python benchmarks/peg_data_probe.py bc-error "$DIR/C" "${PROBED[@]}" > "$DIR/bc_error.jsonl"
+head_eval() { simdist evaluate "$(task "$3")" --checkpoint "$1" --trials 40 --agent policy --quiet --json "${@:4}" | tail -1 > "$2"; }
 evaluate() {
   local m=$DIR/m$1
   for g in narrow wide; do
-    head_eval "$m" "$m.head_$g.json" --grid $g
-    for s in 018000 027000; do head_eval "$m/step_$s" "$m.step$s.head_$g.json" --grid $g; done
+    head_eval "$m" "$m.head_$g.json" "$1" --grid $g
+    for s in 018000 027000; do head_eval "$m/step_$s" "$m.step$s.head_$g.json" "$1" --grid $g; done
   done
-  simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
+  simdist evaluate "$(task "$1")" --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
     | tail -1 > "$m.prior_narrow.json"
 }
 for arm in "${ARMS[@]}"; do evaluate "$arm" & done
@@ -72,7 +79,7 @@ wait
 m=$DIR/mB/step_018000
 simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
   | tail -1 > "$DIR/mB18.prior_narrow.json" &
-head_eval "$m" "$DIR/mB18.head_narrow_real.json" --grid narrow --domain real
+head_eval "$m" "$DIR/mB18.head_narrow_real.json" B --grid narrow --domain real
 echo '{"with_sim": ["arm", "contact"]}' > "$DIR/dynamics_sim.json"
-head_eval "$m" "$DIR/mB18.head_narrow_real_dynamics_sim.json" --grid narrow --domain real --physics "$DIR/dynamics_sim.json"
+head_eval "$m" "$DIR/mB18.head_narrow_real_dynamics_sim.json" B --grid narrow --domain real --physics "$DIR/dynamics_sim.json"
 wait

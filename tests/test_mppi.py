@@ -385,3 +385,36 @@ def test_scaled_weights_are_the_same_on_every_reward_scale():
 def test_unknown_weights_name_the_valid_ones():
     with pytest.raises(ValueError, match=r"raw.*scaled"):
         MPPIConfig(weights="softmax")
+
+
+def test_unanimous_acceptance_acts_only_where_every_member_predicts_a_gain():
+    """accept="unanimous": the plan acts where the paper's dynamics and every member score it above the BC chunk,
+    however small the gain; one dissenting member hands the step back to the chunk. Without members it is refused."""
+    torch.manual_seed(0)
+    model = WorldModel(replace(model_preset("cpu"), dynamics_ensemble=2), SPEC).eval()
+    model.plan_returns_n = lambda ctx, actions_n, *args, **kw: -((actions_n - 1.0) ** 2).sum((1, 2))
+    dissent = {"member": None}
+
+    def member_returns_n(ctx, actions_n, discount, value_weight, reference_n):
+        both = torch.cat((actions_n, reference_n[None]))
+        returns = (-1e-3 * ((both - 1.0) ** 2).sum((1, 2))).repeat(3, 1)  # a small gain, seen by all three
+        if dissent["member"] is not None:
+            returns[dissent["member"]] = returns[dissent["member"]].flip(0)
+        return returns
+
+    model.member_returns_n = member_returns_n
+    cfg = MPPIConfig(samples=256, policy_samples=0, iterations=10, elites=32, min_std=0.01, accept="unanimous")
+    ctx = context(model)
+    bc = MPPIPlanner(model, cfg)._clip(MPPIPlanner(model, cfg)._policy_chunk(ctx)[0])
+    result = MPPIPlanner(model, cfg).plan(ctx)
+    assert result.gated is False
+    np.testing.assert_allclose(result.mean.numpy(), 1.0, atol=0.1)
+    for member in (0, 2):
+        dissent["member"] = member
+        result = MPPIPlanner(model, cfg).plan(ctx)
+        assert result.gated is True
+        torch.testing.assert_close(result.mean, bc)
+    with pytest.raises(ValueError, match="dynamics_ensemble"):
+        MPPIPlanner(model_with_returns(lambda a: a.sum((1, 2))), cfg)
+    with pytest.raises(ValueError, match="accept"):
+        MPPIConfig(accept="majority")

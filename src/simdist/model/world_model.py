@@ -334,7 +334,7 @@ class WorldModel(nn.Module):
             zhat = self.latents_n(ctx.dynamics_kv, actions_n)
             rewards, terminal = self.return_parts_n(ctx, zhat, actions_n, discount)
             return rewards + value_weight * discount ** actions_n.shape[1] * terminal
-        returns = self._member_returns_n(ctx, actions_n, discount, value_weight, reference_n)
+        returns = self.member_returns_n(ctx, actions_n, discount, value_weight, reference_n)
         return returns[0, : actions_n.shape[0]] - uncertainty_weight * _spread(returns, reference_n is not None)
 
     @torch.no_grad()
@@ -353,10 +353,10 @@ class WorldModel(nn.Module):
         if not self.cfg.dynamics_ensemble:
             return torch.zeros(actions_n.shape[0], device=actions_n.device)
         return _spread(
-            self._member_returns_n(ctx, actions_n, discount, value_weight, reference_n), reference_n is not None
+            self.member_returns_n(ctx, actions_n, discount, value_weight, reference_n), reference_n is not None
         )
 
-    def _member_returns_n(
+    def member_returns_n(
         self,
         ctx: PlanningContext,
         actions_n: torch.Tensor,

@@ -6,7 +6,8 @@ Each control step:
      with R = Σ_{k<T} γ^k r̂_{t+k} + γ^T v̂_{t+T} (v̂_{t+T} is the critic at the state after the last action);
   3. refit mean/std to the top-K elites weighted by exp(temperature · (R − R_max));
   4. execute mean[0], unless its predicted gain over the BC chunk is within the model's own return error
-     (`MPPIConfig.gate_weight`; WorldModel.return_error): then the BC chunk's first action.
+     (`MPPIConfig.gate_weight`; WorldModel.return_error) or, with `MPPIConfig.accept="unanimous"`, some dynamics
+     member predicts no gain: then the BC chunk's first action.
 Sampling happens in normalised action units (so one std fits every action dimension) and is clipped to
 the action bounds. Warm start: the previous mean shifted one step (the authors' roll-and-zero discards it).
 A non-finite return is never an elite; if no return is finite, the plan falls back to the base policy.
@@ -42,7 +43,7 @@ class PlanResult:
     mean: torch.Tensor  # (T, A) normalised plan
     best_return: float
     fallback: bool  # True when no candidate had a finite return
-    gated: bool = False  # True when the plan's predicted gain over the BC chunk was within the model's error
+    gated: bool = False  # True when the BC chunk acted instead of the plan (gate_weight, accept)
     distance_to_head: float = 0.0  # RMS over action dims of executed − BC first action, normalised units
     gain: float = float("nan")  # predicted gain of the plan over the BC chunk (computed where the gate is on)
 
@@ -53,6 +54,8 @@ class MPPIPlanner:
             raise ValueError(
                 f"elites ({cfg.elites}) exceeds the number of candidates ({cfg.samples} + {cfg.policy_samples})"
             )
+        if cfg.accept == "unanimous" and not model.cfg.dynamics_ensemble:
+            raise ValueError("mppi.accept=unanimous needs a model with dynamics members (model.dynamics_ensemble > 0)")
         self.model, self.cfg = model.eval(), cfg
         self.T, self.A = model.cfg.horizon, model.spec.action_dim
         norm = model.normalizer
@@ -161,6 +164,8 @@ class MPPIPlanner:
         mean = self._clip(torch.nan_to_num(mean))
         gain = self.predicted_gain(ctx, mean, policy_chunk) if self.gate_threshold() > 0 and not fallback else nan
         gated = gain <= self.gate_threshold()  # False for nan: ungated
+        if cfg.accept == "unanimous" and not (fallback or gated):
+            gated = not self.unanimous(ctx, mean, policy_chunk)
         if gated:
             mean = policy_chunk
         self.prev_mean = mean
@@ -190,6 +195,11 @@ class MPPIPlanner:
         pair = torch.stack((mean, policy_chunk))
         scores = self._returns(ctx, pair, policy_chunk) - prior_penalty(pair, policy_chunk, self.cfg)
         return float(scores[0] - scores[1])
+
+    def unanimous(self, ctx: PlanningContext, mean: torch.Tensor, policy_chunk: torch.Tensor) -> bool:
+        """Whether the paper's dynamics and every member predict that the plan's return beats the BC chunk's."""
+        returns = self.model.member_returns_n(ctx, mean[None], self.cfg.discount, self.cfg.value_weight, policy_chunk)
+        return bool((returns[:, 0] > returns[:, 1]).all())
 
     def _iteration(
         self,

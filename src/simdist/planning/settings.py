@@ -13,6 +13,7 @@ from simdist.precision import check_cpu_bf16
 from simdist.presets import Registry
 
 WEIGHTS = ("raw", "scaled")
+ACCEPT = ("always", "unanimous")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,10 @@ class MPPIConfig:
     # paper's planner. Opt-in: 0.1 lifts MPPI to its head in `sim` (InvertedPendulum 0.00 -> 1.00) but blocks the
     # small per-step gains that adaptation needs (point mass 0.80 -> 0.00 after 4 rounds; docs/findings.md).
     gate_weight: float = 0.0
+    # Which plans act: "always" (the paper's) or "unanimous": only a plan that the paper's dynamics and every
+    # ensemble member (ModelConfig.dynamics_ensemble) predict to gain over the BC chunk, however little; otherwise
+    # the chunk. A test of the members' agreement, not of the gain's size, so it has no scale to set per task.
+    accept: str = "always"
     # Start each step's search from the previous plan shifted one step. Off (the authors' code, whose roll discards
     # the previous plan): each step searches afresh around the BC chunk. Shifted, the plan random-walks away from the
     # chunk step after step: even with the true dynamics and return the pendulum's MPPI fell from 1.00 to 0.60
@@ -70,6 +75,8 @@ class MPPIConfig:
         check_cpu_bf16(self.cpu_bf16)
         if self.weights not in WEIGHTS:
             raise ValueError(f"mppi.weights must be one of {list(WEIGHTS)}, got {self.weights!r}")
+        if self.accept not in ACCEPT:
+            raise ValueError(f"mppi.accept must be one of {list(ACCEPT)}, got {self.accept!r}")
 
     @property
     def pessimism(self) -> float:
