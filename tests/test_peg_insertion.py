@@ -6,7 +6,10 @@ import mujoco
 import numpy as np
 import pytest
 
+from simdist.baselines.common import spec_of
+from simdist.config import model_preset
 from simdist.data.regime import act
+from simdist.model.world_model import WorldModel
 from simdist.tasks import PROPRIO_KEY, get_task
 from simdist.tasks.base import WRENCH_KEY
 from simdist.tasks.peg_insertion.env import InitialCondition
@@ -15,6 +18,7 @@ from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.peg_insertion.reward import PegState, is_seated
 from simdist.tasks.ur5e.actions import ControlConfig, carried_setpoint, carry_action, holds_part, next_setpoint
+from simdist.training.checkpoint import CheckpointError, check_model_fits_task
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +169,12 @@ def test_carry_frame_task_replays_the_tool_frame_expert():
         runs[name] = (np.array(setpoints), held)
     assert runs["peg-insertion"][1] == 0 and runs["peg-insertion-carry-frame"][1] >= 10
     assert np.allclose(runs["peg-insertion"][0], runs["peg-insertion-carry-frame"][0], atol=1e-6)
+
+
+def test_a_model_is_refused_by_a_task_acting_in_another_frame():
+    tool, carried = get_task("peg-insertion"), get_task("peg-insertion-carry-frame")
+    assert tool.spec.action_frame == "" and carried.spec.action_frame
+    model = WorldModel(model_preset("cpu"), spec_of(carried.spec))
+    check_model_fits_task(model, carried, "run")
+    with pytest.raises(CheckpointError, match="action frame"):
+        check_model_fits_task(model, tool, "run")

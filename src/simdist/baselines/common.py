@@ -94,6 +94,7 @@ def spec_of(source: Any) -> ModelSpec:
         tuple(source.action_low),
         tuple(source.action_high),
         sensor_noise_std=dict(getattr(source, "sensor_noise_std", {})),
+        action_frame=getattr(source, "action_frame", ""),
     )
 
 

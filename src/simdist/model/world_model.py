@@ -41,6 +41,7 @@ class ModelSpec:
     action_low: tuple[float, ...] = ()
     action_high: tuple[float, ...] = ()
     sensor_noise_std: dict[str, tuple[float, ...]] = field(default_factory=dict)  # TaskSpec's, raw units
+    action_frame: str = ""  # TaskSpec's
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "obs_shapes", {k: tuple(v) for k, v in self.obs_shapes.items()})
@@ -195,8 +196,7 @@ class WorldModel(nn.Module):
             return context[:, -1:]
         if self.cfg.policy_sees_actions:
             return context
-        n = context.shape[1]  # [o, a, o, a, …, z]: keep the o tokens and z
-        return torch.cat((context[:, 0 : n - 1 : 2], context[:, -1:]), dim=1)
+        return torch.cat((context[:, 0 : context.shape[1] - 1 : 2], context[:, -1:]), dim=1)  # [o, a, …, z]: o's, z
 
     def latents_n(self, dynamics_kv: list, actions_n: torch.Tensor) -> torch.Tensor:
         """ẑ_{t+1..t+T} from T candidate actions in one pass."""

@@ -61,6 +61,9 @@ class TaskSpec:
     # "epochs=100" where the robot's data need as many passes as the authors give them): applied over the finetune
     # preset, before the user's own overrides.
     finetune_overrides: tuple[str, ...] = ()
+    # What the actions mean where one robot has several action spaces of one shape ("" for its first): a model
+    # trained in one frame is refused by a task in another (training/checkpoint.py, check_model_fits_task).
+    action_frame: str = ""
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.sensor_noise_std) - set(self.obs_shapes))

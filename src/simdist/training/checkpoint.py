@@ -123,6 +123,12 @@ def check_model_fits_task(model: WorldModel, task, directory: str | Path) -> Non
             f"{directory} is a world model for {describe(have)}; task {task.spec.name!r} has "
             f"{describe(want)}: is it a checkpoint of another task?"
         )
+    if model.spec.action_frame != task.spec.action_frame:
+        frame = lambda f: repr(f) if f else "the default"  # noqa: E731
+        raise CheckpointError(
+            f"{directory} acts in the action frame {frame(model.spec.action_frame)}; task {task.spec.name!r} in "
+            f"{frame(task.spec.action_frame)}: use the task it was trained on"
+        )
 
 
 def observation_groups_fit(model_groups: dict, task_groups: dict) -> bool:

@@ -75,6 +75,7 @@ def build_model(cfg: ModelConfig, data: WindowDataset) -> WorldModel:
         info.action_low,
         info.action_high,
         sensor_noise_std=sensor_noise_std_of(info.task) if cfg.sensor_noise_scale > 0 else {},
+        action_frame=get_task(info.task).spec.action_frame if info.task in task_names() else "",
     )
     model = WorldModel(cfg, spec)
     for name, st in data.statistics().items():

@@ -31,6 +31,7 @@ def ur5e_task_spec(name: str, proprio: VectorLayout, control: ControlConfig, wre
         control_period_s=control.control_period_s,
         episode_steps=control.episode_steps,
         gamma=GAMMA,
+        action_frame="" if control.carry_frame == "tool" else f"carry frame: {control.carry_frame}",
     )
 
 
