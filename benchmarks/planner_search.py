@@ -9,9 +9,11 @@ head and MPPI searches on the same 40 `sim` trials, and runs Alg. 1 (dynamics on
 4 × 20 with 2,000-step finetunes) under each task's two `real` gaps, then the point mass under the family's search
 with three finetune budgets (FINETUNES) and the pendulum and InvertedPendulum with the epoch budget; then the
 family's search narrowed (NARROWED: one iteration, or 96 of its 160 candidates as elites) on the small tasks' gaps and
-on a 3,000-episode, 30,000-step Reacher model with four decoders (`sim`, and its belt-drive gap). Writes
+on a 3,000-episode, 30,000-step Reacher model with four decoders (`sim`, and its belt-drive gap); then the family's
+search acting only where every dynamics member predicts a gain (`mppi.accept=unanimous`) on that Reacher model and on
+the pendulum demo's data retrained with four decoders (`sim`, and its shipped gap). Writes
 OUT/planner_search_sim.jsonl and OUT/planner_search_real.jsonl in the format of benchmarks/results/. Every command
-is skipped when its output exists, so a rerun resumes. About 4 h on 2 cores (two commands run side by side).
+is skipped when its output exists, so a rerun resumes. About 4 h 30 min on 2 cores (two commands run side by side).
 """
 
 from __future__ import annotations
@@ -177,16 +179,16 @@ def plan(out: Path) -> list[list[tuple[Path, list[str], dict]]]:
                     command += ["--episodes-per-round", "20", "--rounds", rounds, "--seed", str(seed), *sets(FAMILY)]
                     command += [*FINETUNES[name], "--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
                     budget.append((run / "adapt_results.json", command, env[task]))
-    return [build, refine, evaluate, adapt, budget, narrowed(out, models, env)]
+    return [build, refine, evaluate, adapt, budget, *narrowed(out, models, env), *unanimous(out, models)]
 
 
-def narrowed(out: Path, models: dict, env: dict) -> list[tuple[Path, list[str], dict]]:
+def narrowed(out: Path, models: dict, env: dict) -> list[list[tuple[Path, list[str], dict]]]:
     """The family's search with NARROWED settings: `sim` on each model (and Reacher's, built here), Alg. 1 on the
     pendulum's and InvertedPendulum's gaps and Reacher's belt drive (2 rounds × 20, 2 seeds)."""
     data, model = out / "reacher" / "sim_data", out / "reacher" / "pretrained"
     build = f"simdist generate reacher --episodes 3000 --out {data} --quiet && simdist pretrain --data {data} "
     build += f"--preset cpu --set model.dynamics_ensemble=4 --set train.steps=30000 --out {model} --quiet"
-    items = [(model / "config.json", ["sh", "-c", build], {"SIMDIST_TASK_MODULES": REACHER})]
+    build_stage, items = [(model / "config.json", ["sh", "-c", build], {"SIMDIST_TASK_MODULES": REACHER})], []
     family = {**FAMILY, "prior_weight": "0"}  # Reacher's own planner_overrides left out
     gaps = {**{t: GAPS[t] for t in SMALL_FAMILY}, "reacher": [BELT]}
     targets = {**{t: models[t] for t in (*SMALL_FAMILY, "point-mass")}, "reacher": (model, data)}
@@ -204,7 +206,30 @@ def narrowed(out: Path, models: dict, env: dict) -> list[tuple[Path, list[str], 
                     command += ["--episodes-per-round", "20", "--rounds", "2", "--seed", str(seed), *planner]
                     command += ["--out", str(run), *(["--physics", gap] if gap else []), "--quiet"]
                     items.append((run / "adapt_results.json", command, task_env))
-    return items
+    return [build_stage, items]
+
+
+def unanimous(out: Path, models: dict) -> list[list[tuple[Path, list[str], dict]]]:
+    """The family's search with and without `accept=unanimous` on models with four dynamics members: Reacher's
+    (built by `narrowed`) in `sim`, and the pendulum's, `sim` and its shipped gap (2 rounds × 20, 2 seeds)."""
+    data, model = models["pendulum"][1], out / "pendulum" / "members"
+    build = ["simdist", "pretrain", "--data", str(data), "--preset", "cpu", "--set", "model.dynamics_ensemble=4"]
+    build_stage, items = [(model / "config.json", [*build, "--out", str(model), "--quiet"], {})], []
+    reacher = (out / "reacher" / "pretrained", {"SIMDIST_TASK_MODULES": REACHER}, ["--set", "mppi.prior_weight=0"])
+    agents = {"head": ["--agent", "policy"], "always": [], "unanimous": ["--set", "mppi.accept=unanimous"]}
+    for task, (checkpoint, task_env, own) in {"pendulum": (model, {}, []), "reacher": reacher}.items():
+        for agent, args in agents.items():
+            target = out / "sim" / f"{task}_members_{agent}.json"
+            command = ["simdist", "evaluate", task, "--checkpoint", str(checkpoint), "--trials", "40", "--seed", "1"]
+            items.append((target, [*command, *sets(FAMILY), *own, *args, "--out", str(target), "--quiet"], task_env))
+    for agent in ("always", "unanimous"):
+        for seed in (0, 1):
+            run = out / "real" / f"pendulum_members_shipped_{agent}_s{seed}"
+            command = ["simdist", "adapt", "pendulum", "--checkpoint", str(model), "--sim-data", str(data)]
+            command += ["--episodes-per-round", "20", "--rounds", "2", "--seed", str(seed), *sets(FAMILY)]
+            command += [*agents[agent], "--out", str(run), "--quiet"]
+            items.append((run / "adapt_results.json", command, {}))
+    return [build_stage, items]
 
 
 def run_stage(stage, dry_run: bool) -> None:
