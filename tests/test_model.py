@@ -403,3 +403,27 @@ def test_group_offset_is_one_constant_per_window_and_reaches_training_inputs_onl
     assert torch.equal(model(batch)["zhat"], model(batch)["zhat"])
     with pytest.raises(ValueError, match="not an observation group"):
         WorldModel(replace(quiet, input_offset_group="camera", input_offset_std=0.1), spec)
+
+
+def test_shipped_carry_frame_peg_model_seats_the_peg_in_sim():
+    """checkpoints/peg-insertion-carry-frame fits its task, is refused by the tool-frame task, and its BC head seats
+    the peg from a Narrow start (`sim`; it seats about two thirds of them)."""
+    from pathlib import Path
+
+    from simdist.planning.agent import PolicyAgent
+    from simdist.tasks.registry import get_task
+    from simdist.training.checkpoint import CheckpointError, check_model_fits_task, load_model
+
+    root = Path(__file__).resolve().parents[1] / "checkpoints" / "peg-insertion-carry-frame"
+    model, task = load_model(root), get_task("peg-insertion-carry-frame")
+    check_model_fits_task(model, task, root)
+    with pytest.raises(CheckpointError, match="action frame"):
+        check_model_fits_task(model, get_task("peg-insertion"), root)
+    env, agent = task.make_env("sim", seed=0), PolicyAgent(model)
+    obs, _ = env.reset(seed=2, options={"initial_condition": task.initial_conditions("narrow", 4, seed=0)[2]})
+    agent.reset()
+    for _ in range(task.spec.episode_steps):
+        obs, _, seated, truncated, _ = env.step(agent.act(obs))
+        if seated or truncated:
+            break
+    assert seated
