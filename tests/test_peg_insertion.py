@@ -128,7 +128,7 @@ def test_the_expert_search_circles_or_spirals_out_to_its_cap():
 
 
 def test_carry_frame_action_moves_the_setpoint_as_the_step_it_replaces():
-    c = ControlConfig(carry_frame="perceived-target")
+    c = ControlConfig(carry_frame="perceived-target", hold_width_m=0.021)
     rng = np.random.default_rng(0)
     for _ in range(50):
         setpoint = rng.uniform([0.3, -0.2, 0.05], [0.6, 0.2, 0.3])
@@ -147,6 +147,8 @@ def test_carry_frame_action_moves_the_setpoint_as_the_step_it_replaces():
     assert np.allclose(near[:2], [0.503, -c.max_setpoint_lead_m])
     with pytest.raises(ValueError, match="carry_frame"):
         ControlConfig(carry_frame="hole")
+    with pytest.raises(ValueError, match="hold_width_m"):
+        ControlConfig(carry_frame="perceived-target")
 
 
 def test_carry_frame_task_replays_the_tool_frame_expert():

@@ -40,7 +40,8 @@ class InitialCondition:
 
 
 CONTROL = ControlConfig()
-CARRY_FRAME_CONTROL = ControlConfig(carry_frame="perceived-target")
+# The pads hold the peg when the gripper, closing, is open less than the peg's side plus 5 mm.
+CARRY_FRAME_CONTROL = ControlConfig(carry_frame="perceived-target", hold_width_m=SCENE.peg_side + 0.005)
 
 
 class PegInsertionEnv(UR5eEnv):

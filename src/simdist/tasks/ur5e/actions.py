@@ -29,11 +29,13 @@ class ControlConfig:
     carry_frame: str = "tool"  # or "perceived-target" (module docstring)
     carry_offset_fine_m: float = 0.01  # sinh scale: the offset grows linearly below it, exponentially above
     carry_offset_max_m: float = 0.6  # offset at |a| = 1: the workspace's reach from any target
-    hold_width_m: float = 0.021  # gripper opening below which closed pads hold a part (a 16 mm peg, 5 mm slack)
+    hold_width_m: float = 0.0  # gripper opening below which closed pads hold the part: the task's, from its part
 
     def __post_init__(self) -> None:
         if self.carry_frame not in CARRY_FRAMES:
             raise ValueError(f"carry_frame must be one of {CARRY_FRAMES}, got {self.carry_frame!r}")
+        if self.carry_frame != "tool" and self.hold_width_m <= 0.0:
+            raise ValueError("a carry frame needs hold_width_m > 0: the opening below which the pads hold the part")
 
 
 CARRY_FRAMES = ("tool", "perceived-target")
