@@ -18,6 +18,7 @@ from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.physics import PegPhysics
 from simdist.tasks.peg_insertion.reward import PegState, is_seated
 from simdist.tasks.ur5e.actions import ControlConfig, carried_setpoint, carry_action, holds_part, next_setpoint
+from simdist.tasks.ur5e.robot import GRIPPER
 from simdist.training.checkpoint import CheckpointError, check_model_fits_task
 
 
@@ -125,6 +126,19 @@ def test_the_expert_search_circles_or_spirals_out_to_its_cap():
     spiral = ScriptedExpert(replace(ExpertTuning(), search_growth_m=1e-4, search_max_radius_m=2e-3))
     radii = [np.linalg.norm(spiral.search_offset(k)) for k in range(3, 40)]
     assert radii[0] == pytest.approx(6e-4) and np.all(np.diff(radii) > -1e-12) and max(radii) == pytest.approx(2e-3)
+
+
+def test_the_expert_grips_the_peg_where_it_aims_before_lifting(task, sim_env):
+    """The expert holds still while the pads close: the peg sits in the hand at the grasp point, not by its top."""
+    expert, aimed = task.expert(), SCENE.peg_length / 2 - GRIPPER.pad_half_size[2] - 0.004
+    obs, info = sim_env.reset(seed=3, options={"initial_condition": task.initial_conditions("narrow", 1)[0]})
+    expert.reset(np.random.default_rng(0))
+    for _ in range(30):
+        obs, _, _, _, info = sim_env.step(act(expert, obs, info["privileged"]))
+        state = PegState.from_privileged(info["privileged"])
+        if state.grasped and state.peg_pos[2] > SCENE.peg_length / 2 + 0.01:  # lifted off the table
+            break
+    assert state.grasped and abs(state.peg_in_tool[2] - aimed) < 0.0015
 
 
 def test_carry_frame_action_moves_the_setpoint_as_the_step_it_replaces():
