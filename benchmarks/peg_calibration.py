@@ -93,13 +93,13 @@ def main() -> None:
         "--seed", type=int, default=0, help="evaluation seed: the grids' initial conditions and the episodes' seeds"
     )
     parser.add_argument("--mppi", default="manipulation-prior", help="MPPI preset of the planner (rule 1b)")
+    parser.add_argument("--task", default="peg-insertion", help="the checkpoint's task (peg-insertion-tool-frame)")
     args = parser.parse_args()
     if args.trials < 1 or args.planner_trials < 1:
         parser.error("--trials and --planner-trials must be at least 1")
-    task = get_task("peg-insertion")
-    rows = rule_1a(task, args.trials, args.seed)
+    rows = rule_1a(get_task("peg-insertion-tool-frame"), args.trials, args.seed)  # the controller's own steps
     if args.checkpoint:
-        rows += rule_1b(task, args.checkpoint, args.planner_trials, args.mppi, args.seed)
+        rows += rule_1b(get_task(args.task), args.checkpoint, args.planner_trials, args.mppi, args.seed)
     for row in rows:
         print(json.dumps(row))
 

@@ -6,7 +6,8 @@ python benchmarks/peg_data_probe.py gain [--episodes 150] [--seed 0] [--teacher 
     offset explains (r2), for grid starts and for mid-task starts
 python benchmarks/peg_data_probe.py failures CHECKPOINT [--trials 20] [--push-limit M] [--task TASK]
     how the BC head's `sim` Narrow trials end (seated, never grasped, dropped, tilted in the hand, never within 1 cm
-    of the axis, at the hole but not in), the held peg's pose when it first came within 2 mm of the mouth's height
+    of the axis, at the hole but not in), how deep in the hand the peg sat once lifted (its centre below the tool;
+    the expert grips it at 15 mm), the held peg's pose when it first came within 2 mm of the mouth's height
     and 1 cm of its axis, and how a
     dropped peg was lost; --push-limit caps the set-point lead
     below the tool while the held peg is within 5 mm of the axis and 2 cm above the mouth (a diagnostic: it reads
@@ -80,7 +81,7 @@ def _r2(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def gain(episodes: int, seed: int, teacher_name: str) -> None:
-    task = get_task("peg-insertion")
+    task = get_task("peg-insertion-tool-frame")  # the teacher's own set-point steps
     critic = _StateRecorder(task.critic())
     for name, cfg in REGIMES.items():
         rng, env, expert = np.random.default_rng(seed), task.make_env("sim", seed=seed), teacher(task, teacher_name)
@@ -172,6 +173,7 @@ def failures(
         obs, info = env.reset(seed=1000 + i, options={"initial_condition": ic})
         agent.reset()
         state, held, nearest, lost, rim = PegState.from_privileged(info["privileged"]), False, 1.0, None, None
+        grip_depth = None
         for _ in range(task.spec.episode_steps):
             action = agent.act(obs)
             above = state.peg_bottom_z - state.hole_pos[2]
@@ -191,6 +193,8 @@ def failures(
                 hover.append([*offset, *(env.setpoint_pos - setpoint)])
             was_held, state = state.grasped, PegState.from_privileged(info["privileged"])
             held |= state.grasped
+            if grip_depth is None and state.grasped and state.peg_bottom_z > 0.01:  # lifted: where the pads hold it
+                grip_depth = round(1e3 * float(state.peg_in_tool[2]), 1)
             if was_held and not state.grasped and lost is None:
                 lost = {"gripper_command": round(float(action[6]), 2), "tilt_rad": round(state.peg_tilt, 2)}
             if state.grasped and state.peg_bottom_z - state.hole_pos[2] < 0.03:
@@ -215,7 +219,8 @@ def failures(
             mode = "tilted in the hand"
         else:
             mode = "never within 1 cm" if nearest > 0.01 else "at the hole, not in"
-        modes.setdefault(mode, []).append({"nearest_mm": round(1e3 * nearest, 1), "at_rim": rim, "lost": lost})
+        row = {"nearest_mm": round(1e3 * nearest, 1), "grip_depth_mm": grip_depth, "at_rim": rim, "lost": lost}
+        modes.setdefault(mode, []).append(row)
     counts = {mode: len(v) for mode, v in modes.items()}
     row = {"checkpoint": checkpoint, "push_limit_m": push_limit, "hold_beyond_m": hold_beyond, "trials": trials}
     print(json.dumps({**row, "ends": counts, "over_the_mouth": _hover_summary(np.array(hover))}))
@@ -251,7 +256,7 @@ def main() -> None:
     f.add_argument("--trials", type=int, default=20)
     f.add_argument("--push-limit", type=float, default=None)
     f.add_argument("--hold-beyond", type=float, default=None)
-    f.add_argument("--task", default=TASK, help="the task the checkpoint was trained on (its carry-frame variant)")
+    f.add_argument("--task", default=TASK, help="the task the checkpoint was trained on (peg-insertion-tool-frame)")
     b = sub.add_parser("bc-error")
     b.add_argument("data")
     b.add_argument("checkpoints", nargs="+")

@@ -12,8 +12,12 @@
 #     see, need it copy its own descent? (trains on DIR/F; with F, about 2 h on 2 cores)
 #   H  B with the gated teacher that holds its height while the gate is closed (--set data.teacher=gated-hold)
 #     instead of backing up to carry height
-#   I  H on the carry-frame task (peg-insertion-carry-frame): while the pads hold the peg, x/y actions are offsets
-#     from the perceived alignment point, so a constant output follows the camera with gain 1
+#   I  H on the carry-frame task (`peg-insertion`; the arms before it act in `peg-insertion-tool-frame`): while the
+#     pads hold the peg, x/y actions are offsets from the perceived alignment point, so a constant output follows
+#     the camera with gain 1
+#   J  I's flags with the expert that holds still while its pads close (the default since; A-I were recorded with
+#     the one that lifted as they closed, so the peg sat 18 mm deep in its hand, not 15, and a head one step late
+#     gripped it by its top; rerunning I now makes J)
 #   C    400 held-out episodes from grid starts (seed 99)
 # then the same `paper-manipulation` pretraining on each (36,000 steps at batch 256, lr 3e-4 -> 3e-5, EMA 0.999;
 # about 65 min on one thread each, side by side), the held-out BC error on C (all and near-hole expert steps), the
@@ -29,8 +33,8 @@ ARMS=("${@:-A B}")
 read -r -a ARMS <<< "${ARMS[*]}"
 mkdir -p "$DIR"
 export OMP_NUM_THREADS=1
-declare -A TASK=([I]=peg-insertion-carry-frame)  # arms on a variant of the task
-task() { echo "${TASK[$1]:-peg-insertion}"; }
+declare -A TASK=([I]=peg-insertion [J]=peg-insertion)  # the carry frame; the other arms act in the tool's frame
+task() { echo "${TASK[$1]:-peg-insertion-tool-frame}"; }
 gen() { [ -f "$DIR/$1/stats.json" ] || simdist generate "$(task "$1")" --quiet --json --out "$DIR/$1" "${@:2}" > "$DIR/$1.json"; }
 MID=(--set data.mid_task_prob=0.75 --set data.mid_task_s=5)
 declare -A DATA=(
@@ -41,6 +45,7 @@ declare -A DATA=(
   [F]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated"
   [H]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
   [I]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
+  [J]="--workers 2 --episodes 12000 --seed 1 ${MID[*]} --set data.teacher=gated-hold"
 )
 declare -A DATA_OF=([G]=F)  # arms trained on another arm's data
 declare -A MODEL=([G]="--set model.policy_sees_actions=false")
@@ -60,7 +65,7 @@ train() {
 for arm in "${ARMS[@]}"; do train "$arm" & done
 wait
 PROBED=()  # C's actions are tool-frame: the carry-frame arms' BC error on it means nothing
-for arm in "${ARMS[@]}"; do [ "$(task "$arm")" = peg-insertion ] && PROBED+=("$DIR/m$arm"); done
+for arm in "${ARMS[@]}"; do [ "$(task "$arm")" = peg-insertion-tool-frame ] && PROBED+=("$DIR/m$arm"); done
 [ ${#PROBED[@]} -eq 0 ] || python benchmarks/peg_data_probe.py bc-error "$DIR/C" "${PROBED[@]}" > "$DIR/bc_error.jsonl"
 head_eval() { simdist evaluate "$(task "$3")" --checkpoint "$1" --trials 40 --agent policy --quiet --json "${@:4}" | tail -1 > "$2"; }
 evaluate() {
@@ -77,7 +82,7 @@ wait
 [[ " ${ARMS[*]} " == *" B "* ]] || exit 0
 # B's best head (18,000 steps): the planner beside it, and calibration rule 1b's two `real` cells
 m=$DIR/mB/step_018000
-simdist evaluate peg-insertion --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
+simdist evaluate "$(task B)" --checkpoint "$m" --grid narrow --trials 40 --mppi manipulation-prior --quiet --json \
   | tail -1 > "$DIR/mB18.prior_narrow.json" &
 head_eval "$m" "$DIR/mB18.head_narrow_real.json" B --grid narrow --domain real
 echo '{"with_sim": ["arm", "contact"]}' > "$DIR/dynamics_sim.json"

@@ -11,14 +11,14 @@ from simdist.tasks.peg_insertion.reward import PegState
 
 @pytest.fixture(scope="module")
 def task():
-    return get_task("peg-insertion")
+    return get_task("peg-insertion-tool-frame")  # the policies' own set-point steps, unconverted
 
 
 def test_starters_extend_the_teachers_and_an_unknown_one_is_refused(task):
     assert starter(task, "misaligned").name == "misaligned"
     assert starter(task, "expert").name == "expert"  # any teacher may start runs too
     valid = "valid: expert, perceiving, gated, gated-hold, misaligned"
-    with pytest.raises(ValueError, match=f"peg-insertion has no starter 'nope'; {valid}"):
+    with pytest.raises(ValueError, match=f"peg-insertion-tool-frame has no starter 'nope'; {valid}"):
         starter(task, "nope")
 
 

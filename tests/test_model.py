@@ -307,37 +307,6 @@ def test_shipped_quadruped_model_walks_in_sim(name, task_name):
     assert result.summary(task.spec.control_period_s)["success_rate"] == 1.0
 
 
-def test_shipped_peg_model_grasps_and_carries_the_peg_in_sim():
-    """checkpoints/peg-insertion loads, matches the task's observation layout, and its BC head grasps and lifts
-    the peg and brings it over the hole (Narrow grid, `sim`); insertion itself succeeds in about a third of trials."""
-    from pathlib import Path
-
-    from simdist.planning.agent import PolicyAgent
-    from simdist.tasks.peg_insertion.reward import PegState
-    from simdist.tasks.registry import get_task
-    from simdist.training.checkpoint import load_model
-
-    root = Path(__file__).resolve().parents[1] / "checkpoints" / "peg-insertion"
-    model = load_model(root)
-    task = get_task("peg-insertion")
-    from simdist.training.checkpoint import check_model_fits_task
-
-    check_model_fits_task(model, task, root)  # trained before the wrench group: its groups are a subset
-    assert set(model.spec.obs_shapes) == {"proprio"}
-    env, agent = task.make_env("sim", seed=0), PolicyAgent(model)
-    obs, _ = env.reset(seed=0, options={"initial_condition": task.initial_conditions("narrow", 1, seed=0)[0]})
-    agent.reset()
-    held_near_hole = lifted = False
-    for _ in range(task.spec.episode_steps):
-        obs, _, terminated, truncated, info = env.step(agent.act(obs))
-        state = PegState.from_privileged(info["privileged"])
-        lifted |= state.grasped and state.peg_bottom_z > 0.03
-        held_near_hole |= state.grasped and state.lateral_to_hole < 0.005
-        if terminated or truncated:
-            break
-    assert lifted and held_near_hole
-
-
 def test_sensor_noise_reaches_the_inputs_in_training_only_and_never_the_targets(tmp_path):
     from simdist.training import checkpoint as ckpt
 
@@ -405,20 +374,20 @@ def test_group_offset_is_one_constant_per_window_and_reaches_training_inputs_onl
         WorldModel(replace(quiet, input_offset_group="camera", input_offset_std=0.1), spec)
 
 
-def test_shipped_carry_frame_peg_model_seats_the_peg_in_sim():
-    """checkpoints/peg-insertion-carry-frame fits its task, is refused by the tool-frame task, and its BC head seats
-    the peg from a Narrow start (`sim`; it seats about two thirds of them)."""
+def test_shipped_peg_model_seats_the_peg_in_sim():
+    """checkpoints/peg-insertion fits its task, is refused by the tool-frame variant, and its BC head seats the peg
+    from a Narrow start (`sim`; it seats about two thirds of them)."""
     from pathlib import Path
 
     from simdist.planning.agent import PolicyAgent
     from simdist.tasks.registry import get_task
     from simdist.training.checkpoint import CheckpointError, check_model_fits_task, load_model
 
-    root = Path(__file__).resolve().parents[1] / "checkpoints" / "peg-insertion-carry-frame"
-    model, task = load_model(root), get_task("peg-insertion-carry-frame")
+    root = Path(__file__).resolve().parents[1] / "checkpoints" / "peg-insertion"
+    model, task = load_model(root), get_task("peg-insertion")
     check_model_fits_task(model, task, root)
     with pytest.raises(CheckpointError, match="action frame"):
-        check_model_fits_task(model, get_task("peg-insertion"), root)
+        check_model_fits_task(model, get_task("peg-insertion-tool-frame"), root)
     env, agent = task.make_env("sim", seed=0), PolicyAgent(model)
     obs, _ = env.reset(seed=2, options={"initial_condition": task.initial_conditions("narrow", 4, seed=0)[2]})
     agent.reset()

@@ -169,7 +169,7 @@ def test_carry_frame_task_replays_the_tool_frame_expert():
     """The carry-frame task's expert, converted with the observation the env uses, drives the same set-points as the
     tool-frame task's, including the steps that hold the peg."""
     runs = {}
-    for name in ("peg-insertion", "peg-insertion-carry-frame"):
+    for name in ("peg-insertion-tool-frame", "peg-insertion"):
         task = get_task(name)
         env, expert = task.make_env("sim", seed=0), task.expert()
         obs, info = env.reset(seed=1, options={"initial_condition": task.initial_conditions("narrow", 1)[0]})
@@ -183,12 +183,12 @@ def test_carry_frame_task_replays_the_tool_frame_expert():
             if terminated:
                 break
         runs[name] = (np.array(setpoints), held)
-    assert runs["peg-insertion"][1] == 0 and runs["peg-insertion-carry-frame"][1] >= 10
-    assert np.allclose(runs["peg-insertion"][0], runs["peg-insertion-carry-frame"][0], atol=1e-6)
+    assert runs["peg-insertion-tool-frame"][1] == 0 and runs["peg-insertion"][1] >= 10
+    assert np.allclose(runs["peg-insertion-tool-frame"][0], runs["peg-insertion"][0], atol=1e-6)
 
 
 def test_a_model_is_refused_by_a_task_acting_in_another_frame():
-    tool, carried = get_task("peg-insertion"), get_task("peg-insertion-carry-frame")
+    tool, carried = get_task("peg-insertion-tool-frame"), get_task("peg-insertion")
     assert tool.spec.action_frame == "" and carried.spec.action_frame
     model = WorldModel(model_preset("cpu"), spec_of(carried.spec))
     check_model_fits_task(model, carried, "run")

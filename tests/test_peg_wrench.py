@@ -22,7 +22,7 @@ NOISELESS = {
 
 @pytest.fixture(scope="module")
 def task():
-    return get_task("peg-insertion")
+    return get_task("peg-insertion-tool-frame")  # the observation controller acts in the tool's frame
 
 
 def reset_narrow(env, task, seed=0):

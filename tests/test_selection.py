@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,15 @@ def test_selection_runs_in_the_given_physics_and_names_a_bad_parameter(tmp_path,
         == 2
     )
     assert "max_torqe" in caplog.text and "max_torque" in caplog.text  # the error lists the valid names
+
+
+def test_select_copies_the_best_to_a_new_folder_and_refuses_a_full_one(tmp_path, capsys, caplog, pretrained):
+    run, dest = tmp_path / "run", tmp_path / "shipped"
+    keep(pretrained, run, 5, 7)
+    args = ["select", "pendulum", str(run), "--trials", "1", "--json", "--quiet", "--copy-to", str(dest)]
+    assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    config = json.loads((dest / "config.json").read_text())
+    assert printed["copied_to"] == str(dest) and config["selected_by"]["best"] == printed["best"]
+    assert (dest / "model.safetensors").read_bytes() == (Path(printed["best"]) / "model.safetensors").read_bytes()
+    assert main(args) == 2 and "not empty" in caplog.text  # refused before any trial

@@ -27,6 +27,12 @@ def test_pretrain_writes_safetensors_checkpoint_and_metrics(pretrained):
     assert all(r["steps_per_s"] > 0 for r in rows)  # training throughput, validation excluded
 
 
+def test_a_pretrained_model_records_how_its_data_was_made(pretrained):
+    made_by = json.loads((pretrained / "config.json").read_text())["data_made_by"]
+    assert made_by["task"] == "pendulum" and made_by["seeds"] == [0] and made_by["episodes"] == 24
+    assert "Alg. 2 generation" in made_by["notes"] and len(made_by["sha256"]) == 64
+
+
 def test_checkpoint_round_trip(pretrained):
     a = ckpt.load_model(pretrained)
     ckpt.save_model(pretrained.parent / "copy", a)

@@ -15,7 +15,7 @@ from simdist.cli.run_config import configure
 from simdist.data.episodes import atomic_write_text, load_episodes
 from simdist.data.records import run_inputs
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, plot_diagnosis
-from simdist.eval.selection import select_checkpoint
+from simdist.eval.selection import copy_selected, select_checkpoint
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.rollout import evaluate_grids
@@ -90,6 +90,8 @@ def write_result(target: Path | None, result: dict) -> None:
 def cmd_select(args) -> dict:
     task = get_task(args.task)
     target = result_file(args.out)  # refused before any trial
+    if args.copy_to and Path(args.copy_to).exists() and any(Path(args.copy_to).iterdir()):
+        raise FileExistsError(f"--copy-to {args.copy_to} is not empty: name a new folder for the selected checkpoint")
     mppi = _planner(args, task)["mppi"]  # a bad preset fails before any trial, whichever agent runs
     planner = mppi if args.agent == "mppi" else None
     make_agent = PolicyAgent if planner is None else (lambda model: MPPIAgent(model, planner))
@@ -106,6 +108,8 @@ def cmd_select(args) -> dict:
         physics=args.physics,
     )
     out.update(agent=args.agent, physics=physics_setting(args.physics), inputs=run_inputs(args.physics, planner))
+    if args.copy_to:
+        out["copied_to"] = str(copy_selected(out, args.copy_to))
     write_result(target, out)
     return out
 
@@ -202,6 +206,9 @@ def _add_select(sub) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--physics", help="JSON/YAML physics override file, e.g. sim with the robot's sensor noise")
     sp.add_argument("--out", metavar="FILE", help="also write the result here")
+    sp.add_argument(
+        "--copy-to", metavar="DIR", help="copy the best checkpoint to this new folder, its config recording the choice"
+    )
 
 
 def _add_diagnose(sub) -> None:

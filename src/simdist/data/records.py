@@ -64,6 +64,20 @@ def dataset_hash(directory) -> str:
     return _sha([(root / DATASET_INFO).read_bytes(), "\n".join(listing).encode()])
 
 
+def dataset_provenance(directory) -> dict:
+    """How a dataset was made, for the config.json of a model trained on it: its task, its generation settings, the
+    seeds in its episode files' names, its size and the time it took (whatever of these it records)."""
+    root = Path(directory)
+    info = json.loads((root / DATASET_INFO).read_text())
+    out = {"task": info.get("task"), "domain": info.get("domain"), "notes": info.get("notes", "")}
+    out["seeds"] = sorted({int(p.name[1:].split("_")[0]) for p in episode_files(root) if p.name[1:2].isdigit()})
+    if (root / "stats.json").exists():
+        stats = json.loads((root / "stats.json").read_text())
+        out.update({k: stats[k] for k in ("episodes", "steps", "wall_s") if k in stats})
+    out["sha256"] = dataset_hash(root)
+    return out
+
+
 def input_hashes(checkpoint=None, physics=None, sim_data=None, initial_data=None) -> dict:
     """{option: {"path", "sha256"}} for every input given; the physics entry also holds the override's content."""
     out = {}

@@ -9,12 +9,14 @@ the best. Select in `sim`: in `real` every trial is robot time, reported as `rob
 
 from __future__ import annotations
 
+import json
 import math
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from simdist.rollout import evaluate_grids
-from simdist.training.checkpoint import KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
+from simdist.training.checkpoint import CONFIG_FILE, KEPT_CHECKPOINT, MODEL_FILE, check_model_fits_task, load_model
 
 
 def candidate_checkpoints(paths: Sequence[str | Path]) -> list[Path]:
@@ -104,3 +106,17 @@ def select_checkpoint(
         "robot_minutes": sum(r["robot_minutes"] for r in rows),
         "candidates": rows,
     }
+
+
+def copy_selected(selection: dict, dest: str | Path) -> Path:
+    """The selected checkpoint copied to `dest` (a new folder), its config.json recording the selection: where it
+    came from and every candidate's success. The candidates are left as they are."""
+    dest, best = Path(dest), Path(selection["best"])
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"{dest} is not empty: name a new folder for the selected checkpoint")
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(best / MODEL_FILE, dest / MODEL_FILE)
+    config = json.loads((best / CONFIG_FILE).read_text())
+    config["selected_by"] = {k: v for k, v in selection.items() if k != "robot_minutes"}
+    (dest / CONFIG_FILE).write_text(json.dumps(config, indent=2))
+    return dest

@@ -19,7 +19,7 @@ from simdist.config import ModelConfig, from_dict
 from simdist.model.world_model import ModelSpec, WorldModel
 
 CHECKPOINT_VERSION = 1
-MODEL_FILE = "model.safetensors"
+MODEL_FILE, CONFIG_FILE = "model.safetensors", "config.json"
 KEPT_CHECKPOINT = re.compile(r"step_(\d+)$")  # a run's kept checkpoints (TrainConfig.keep_checkpoints)
 
 

@@ -19,6 +19,7 @@ import torch
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from simdist.config import ModelConfig, TrainConfig
+from simdist.data.records import dataset_provenance
 from simdist.data.windows import WindowDataset
 from simdist.model.loss import world_model_loss
 from simdist.model.world_model import ModelSpec, WorldModel
@@ -290,6 +291,7 @@ def pretrain(
             data.n_episodes,
         )
         extra = {"stage": "pretrain", "train": asdict(cfg), "data": str(data_dir)}
+        extra["data_made_by"] = dataset_provenance(data_dir)
         if init_from is not None and not ckpt.has_trainer_state(out_dir):  # a resumed run has its own weights
             fresh = warm_start(model, init_from)
             log.info("warm start from %s (%d tensors started afresh)", init_from, fresh)

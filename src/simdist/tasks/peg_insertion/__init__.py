@@ -5,13 +5,13 @@ See docs/tasks/peg-insertion.md for the model figures, observation layout, physi
 
 from simdist.tasks import registry
 from simdist.tasks.peg_insertion.task import (
-    CARRY_FRAME_TASK_NAME,
     TASK_NAME,
-    PegInsertionCarryFrameTask,
+    TOOL_FRAME_TASK_NAME,
     PegInsertionTask,
+    PegInsertionToolFrameTask,
 )
 
 registry.register(TASK_NAME, PegInsertionTask)
-registry.register(CARRY_FRAME_TASK_NAME, PegInsertionCarryFrameTask)
+registry.register(TOOL_FRAME_TASK_NAME, PegInsertionToolFrameTask)
 
-__all__ = ["CARRY_FRAME_TASK_NAME", "PegInsertionCarryFrameTask", "PegInsertionTask", "TASK_NAME"]
+__all__ = ["PegInsertionTask", "PegInsertionToolFrameTask", "TASK_NAME", "TOOL_FRAME_TASK_NAME"]

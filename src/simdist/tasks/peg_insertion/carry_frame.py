@@ -1,4 +1,4 @@
-"""Scripted policies in the carry frame (`peg-insertion-carry-frame`): the experts plan set-point steps; while the
+"""Scripted policies in the carry frame (task `peg-insertion`): the experts plan set-point steps; while the
 pads hold the peg, their x/y step becomes the equivalent offset from the perceived alignment point, computed from
 the same observation the env will use (ur5e/actions.py). Noise windows then perturb that offset, not the step."""
 

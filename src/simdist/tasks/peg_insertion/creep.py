@@ -33,7 +33,7 @@ def _peg_below_tcp(state: PegState) -> float:
 
 def creep_trial(env, ic, seed: int, push_m: float, steps: int) -> dict:
     """Slip per pressed step (mm) and the mean pressing force (N) of one pick-and-press."""
-    task_expert = get_task("peg-insertion").expert()
+    task_expert = get_task("peg-insertion-tool-frame").expert()
     _, info = env.reset(seed=seed, options={"initial_condition": ic})
     task_expert.reset(np.random.default_rng(seed))
     privileged = env.oracle_privileged_state()
@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument("--impratio", type=float)
     parser.add_argument("--noslip", type=int)
     args = parser.parse_args()
-    task = get_task("peg-insertion")
+    task = get_task("peg-insertion-tool-frame")
     env = task.make_env(args.domain, {"with_sim": args.with_sim} if args.with_sim else None, seed=0)
     opt = env.model.opt
     if args.cone:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from simdist.tasks.peg_insertion.critic import CriticConfig, MLPCritic, build_mlp
-from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.tasks.peg_insertion.task import PegInsertionToolFrameTask
 from simdist.tasks.ur5e.rollout import NoisyPolicy, run_episode
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ def discounted_returns(rewards: np.ndarray, gamma: float) -> np.ndarray:
 
 
 def collect(episodes: int, seed: int, gamma: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    task = PegInsertionTask()
+    task = PegInsertionToolFrameTask()
     env = task.make_env("sim", seed=seed)
     env.max_episode_steps = task.spec.episode_steps + EXTRA_STEPS
     expert, suboptimal = task.expert(), list(task.suboptimal_policies())
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.set_num_threads(1)
-    gamma = PegInsertionTask.spec.gamma
+    gamma = PegInsertionToolFrameTask.spec.gamma
     start = time.perf_counter()
     data = collect(args.episodes, args.seed, gamma)
     log.info("collection took %.0f s", time.perf_counter() - start)

@@ -15,7 +15,7 @@ import json
 import logging
 
 from simdist.tasks.gaps import WITH_SIM, gap_fields
-from simdist.tasks.peg_insertion.task import PegInsertionTask
+from simdist.tasks.peg_insertion.task import PegInsertionToolFrameTask
 from simdist.tasks.ur5e.measure import measure_expert, measure_speed, measure_suboptimal
 from simdist.tasks.ur5e.rollout import success_rate
 
@@ -26,7 +26,7 @@ SPEED_STEPS, SPEED_EXPERT_TRIALS = 1000, 20
 def measure_real_gaps(trials: int, grid: str) -> dict[str, float]:
     """Expert success in `real` with one effect at a time put back to `sim` (simdist.tasks.gaps). Perception effects
     are left out: the expert acts on true state."""
-    task = PegInsertionTask()
+    task = PegInsertionToolFrameTask()
     ics = task.initial_conditions(grid, trials, seed=0)
     variants: dict[str, dict] = {"real (all effects)": {}}
     for name in gap_fields(task):
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--grid", default="wide")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    task = PegInsertionTask()
+    task = PegInsertionToolFrameTask()
     if args.what == "speed":
         result = measure_speed(task, SPEED_STEPS, SPEED_EXPERT_TRIALS)
     elif args.what == "expert":

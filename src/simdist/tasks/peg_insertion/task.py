@@ -23,7 +23,7 @@ from simdist.tasks.peg_insertion.teacher import gated_hold_teacher, gated_teache
 from simdist.tasks.ur5e.task import UR5eTask, ur5e_task_spec
 
 TASK_NAME = "peg-insertion"
-CARRY_FRAME_TASK_NAME = "peg-insertion-carry-frame"
+TOOL_FRAME_TASK_NAME = "peg-insertion-tool-frame"
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,11 @@ TRAINING_GRID = Grid(
 )
 
 
-class PegInsertionTask(UR5eTask):
-    spec = ur5e_task_spec(TASK_NAME, PROPRIO, CONTROL, wrench=True)
+class PegInsertionToolFrameTask(UR5eTask):
+    """Peg Insertion with the paper's action interface throughout: set-point steps in the tool's frame. The
+    scripted policies act in it, and the models trained before the carry frame."""
+
+    spec = ur5e_task_spec(TOOL_FRAME_TASK_NAME, PROPRIO, CONTROL, wrench=True)
     physics_type = PegPhysics
     env_type = PegInsertionEnv
     physics_defaults = staticmethod(default_physics)
@@ -89,10 +92,11 @@ class PegInsertionTask(UR5eTask):
         return load_critic()
 
 
-class PegInsertionCarryFrameTask(PegInsertionTask):
-    """Peg Insertion whose x/y actions, while the peg is held, are offsets from the perceived alignment point."""
+class PegInsertionTask(PegInsertionToolFrameTask):
+    """Peg Insertion whose x/y actions, while the peg is held, are offsets from the perceived alignment point (the
+    carry frame, ur5e/actions.py): a head whose output is constant over the mouth follows the camera with gain 1."""
 
-    spec = ur5e_task_spec(CARRY_FRAME_TASK_NAME, PROPRIO, CARRY_FRAME_CONTROL, wrench=True)
+    spec = ur5e_task_spec(TASK_NAME, PROPRIO, CARRY_FRAME_CONTROL, wrench=True)
     env_type = PegInsertionCarryFrameEnv
 
     def _carried(self, policy):
