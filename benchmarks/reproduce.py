@@ -272,6 +272,57 @@ def rows(r: str) -> dict[str, Row]:
         )
     )
 
+    pm = f"{r}/peg"  # Peg Insertion's data and model, made here (docs/tasks/peg-insertion.md)
+    peg_recipe = "--set data.mid_task_prob=0.75 --set data.mid_task_s=5 --set data.teacher=gated-hold"
+    peg_train = "--set train.lr=3e-4 --set train.lr_end=3e-5 --set train.ema_decay=0.999 --set train.val_fraction=0.01"
+
+    def peg_eval(grid: str, agent: str) -> Step:
+        flag = "--agent policy" if agent == "head" else "--mppi manipulation-prior"
+        cmd = (
+            f"simdist evaluate peg-insertion --checkpoint {pm}/selected --grid {grid} --trials 40 {flag} --json --quiet"
+        )
+        return Step(f"{agent}_{grid}", sh(cmd))
+
+    add(
+        Row(
+            "peg",
+            "Peg Insertion, the shipped model made in one sitting: BC head 0.65 / 0.65 (Narrow / Wide), "
+            "`manipulation-prior` planner 0.575 / 0.675",
+            "about 2 h on 2 idle cores (12,000 Alg. 2 episodes 30-35 min; 36,000 pretraining steps about 65 min; "
+            "selection 8 min; the planner's evaluations 20 min)",
+            "40 `sim` trials per grid and agent; the selection's 20 per grid and checkpoint on other seeds",
+            [
+                Step(
+                    "data",
+                    sh(
+                        f"simdist generate peg-insertion --episodes 12000 --workers 2 --seed 1 {peg_recipe} "
+                        f"--out {pm}/data --json --quiet"
+                    ),
+                ),
+                Step(
+                    "pretrain",
+                    sh(
+                        f"simdist pretrain --data {pm}/data --out {pm}/model --preset paper-manipulation --steps 36000 "
+                        f"{peg_train} --set train.keep_checkpoints=true --set train.val_every=2000 --json --quiet"
+                    ),
+                ),
+                Step(
+                    "select",
+                    sh(
+                        f"simdist select peg-insertion {pm}/model --trials 20 --seed 2 --copy-to {pm}/selected "
+                        "--json --quiet"
+                    ),
+                ),
+                *(peg_eval(grid, agent) for agent in ("head", "planner") for grid in ("narrow", "wide")),
+            ],
+            lambda d: (
+                f"BC head {fmt(evaluate_mean(d, ['head_narrow']))} / {fmt(evaluate_mean(d, ['head_wide']))}, "
+                f"planner {fmt(evaluate_mean(d, ['planner_narrow']))} / {fmt(evaluate_mean(d, ['planner_wide']))} "
+                f"(Narrow / Wide); the model: {pm}/selected (copy it to checkpoints/peg-insertion to ship it)"
+            ),
+        )
+    )
+
     def peg_adapt(grid: str, seed: int) -> Step:
         return Step(
             f"adapt_s{seed}",
