@@ -19,7 +19,7 @@ from simdist.tasks.peg_insertion.layout import PRIVILEGED
 from simdist.tasks.peg_insertion.model import SCENE
 from simdist.tasks.peg_insertion.reward import PegState
 from simdist.tasks.peg_insertion.rotations import square_yaw_error
-from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
+from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action, settling_grip
 from simdist.tasks.ur5e.rotations import cross3, rotation_error, rotvec_to_matrix, tool_down_rotation, yaw_of
 
 
@@ -70,9 +70,10 @@ class ScriptedExpert:
             return self._rng.uniform(-1.0, 1.0, ACTION_DIM)
         state = PegState.from_privileged(privileged)
         setpoint_pos = PRIVILEGED.get(privileged, "setpoint_pos")
-        if self._settling_grip(state):
+        closing_on_peg = state.gripper_closing and self._closing_on_peg(state)
+        if settling_grip(closing_on_peg, state.grasped, state.gripper_opening, SCENE.peg_side):
             goal = Goal(state.tcp_pos.copy(), state.tcp_rot, CLOSE)
-        elif state.grasped or (state.gripper_closing and self._closing_on_peg(state)):
+        elif state.grasped or closing_on_peg:
             goal = self._carry_and_insert(state)
         else:
             self._stalled = 0
@@ -84,13 +85,6 @@ class ScriptedExpert:
         """Pads around the peg and still closing: keep closing rather than re-opening."""
         offset = state.tcp_pos - state.grasp_point
         return bool(np.linalg.norm(offset[:2]) < 0.006 and abs(offset[2]) < 0.006)
-
-    def _settling_grip(self, state: PegState) -> bool:
-        """Pads closing on the peg but not yet on it: hold still. Lifting while they close grips the peg by its top,
-        where the rim's contact pivots it out of the pads; waiting makes the lift follow an observation (the opening
-        at the peg's width), which a learner can time, instead of the step after the close command."""
-        closing = state.gripper_closing and self._closing_on_peg(state)
-        return closing and not state.grasped and state.gripper_opening > SCENE.peg_side + 0.003
 
     @staticmethod
     def _tool_yaw_towards(state: PegState, square_yaw: float) -> float:

@@ -17,7 +17,7 @@ from simdist.tasks.table_leg.env import ACTION_DIM, CONTROL
 from simdist.tasks.table_leg.layout import PRIVILEGED
 from simdist.tasks.table_leg.model import LEG, RACK, TABLETOP
 from simdist.tasks.table_leg.reward import LegState
-from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action
+from simdist.tasks.ur5e.expert import CLOSE, OPEN, Goal, goal_to_action, settling_grip
 from simdist.tasks.ur5e.robot import ARM
 from simdist.tasks.ur5e.rotations import cross3, rotvec_to_matrix
 
@@ -68,9 +68,12 @@ class ScriptedExpert:
             return self._rng.uniform(-1.0, 1.0, ACTION_DIM)
         state = LegState.from_privileged(privileged)
         setpoint_pos = PRIVILEGED.get(privileged, "setpoint_pos")
+        closing_on_leg = state.gripper_closing and self._closing_on_leg(state)
         if state.engaged:
             goal, turn = self._turn(state)
-        elif state.grasped or (state.gripper_closing and self._closing_on_leg(state)):
+        elif settling_grip(closing_on_leg, state.grasped, state.gripper_opening, 2 * LEG.radius):
+            goal, turn = Goal(state.tcp_pos.copy(), state.tcp_rot, CLOSE), 0.0
+        elif state.grasped or closing_on_leg:
             goal, turn = self._carry_and_insert(state)
         else:
             goal, turn = self._pick(state), 0.0

@@ -13,6 +13,13 @@ CLOSE, OPEN = 1.0, -1.0  # gripper action values (> 0 closes)
 FINE_ZONE_M = 0.015  # within this TCP distance of a goal the expert corrects by the measured error
 
 
+def settling_grip(closing_on_part: bool, grasped: bool, opening: float, part_width: float) -> bool:
+    """Pads closing around the part but not yet on it: the expert holds still. Lifting while they close grips the
+    part by its top, where contact later pivots it out of the pads; waiting makes the lift follow an observation (the
+    opening at the part's width), which a learner can time, instead of the step after the close command."""
+    return closing_on_part and not grasped and opening > part_width + 0.003
+
+
 @dataclass(frozen=True)
 class Goal:
     tcp_pos: np.ndarray
