@@ -290,7 +290,7 @@ def rows(r: str) -> dict[str, Row]:
             "`manipulation-prior` planner 0.575 / 0.675",
             "about 2 h on 2 idle cores (12,000 Alg. 2 episodes 30-35 min; 36,000 pretraining steps about 65 min; "
             "selection 8 min; the planner's evaluations 20 min)",
-            "40 `sim` trials per grid and agent; the selection's 20 per grid and checkpoint on other seeds",
+            "40 `sim` trials per grid and agent; the selection's 40 per grid and checkpoint on other seeds",
             [
                 Step(
                     "data",
@@ -309,7 +309,7 @@ def rows(r: str) -> dict[str, Row]:
                 Step(
                     "select",
                     sh(
-                        f"simdist select peg-insertion {pm}/model --trials 20 --seed 2 --copy-to {pm}/selected "
+                        f"simdist select peg-insertion {pm}/model --trials 40 --seed 2 --copy-to {pm}/selected "
                         "--json --quiet"
                     ),
                 ),

@@ -376,7 +376,7 @@ def test_group_offset_is_one_constant_per_window_and_reaches_training_inputs_onl
 
 def test_shipped_peg_model_seats_the_peg_in_sim():
     """checkpoints/peg-insertion fits its task, is refused by the tool-frame variant, and its BC head seats the peg
-    from a Narrow start (`sim`; it seats about two thirds of them)."""
+    from most Narrow starts (`sim`; about three quarters of them): at least 2 of the first 4."""
     from pathlib import Path
 
     from simdist.planning.agent import PolicyAgent
@@ -388,11 +388,13 @@ def test_shipped_peg_model_seats_the_peg_in_sim():
     check_model_fits_task(model, task, root)
     with pytest.raises(CheckpointError, match="action frame"):
         check_model_fits_task(model, get_task("peg-insertion-tool-frame"), root)
-    env, agent = task.make_env("sim", seed=0), PolicyAgent(model)
-    obs, _ = env.reset(seed=2, options={"initial_condition": task.initial_conditions("narrow", 4, seed=0)[2]})
-    agent.reset()
-    for _ in range(task.spec.episode_steps):
-        obs, _, seated, truncated, _ = env.step(agent.act(obs))
-        if seated or truncated:
-            break
-    assert seated
+    env, agent, seated_trials = task.make_env("sim", seed=0), PolicyAgent(model), 0
+    for i, ic in enumerate(task.initial_conditions("narrow", 4, seed=0)):
+        obs, _ = env.reset(seed=i, options={"initial_condition": ic})
+        agent.reset()
+        for _ in range(task.spec.episode_steps):
+            obs, _, seated, truncated, _ = env.step(agent.act(obs))
+            if seated or truncated:
+                break
+        seated_trials += bool(seated)
+    assert seated_trials >= 2
