@@ -286,10 +286,10 @@ def rows(r: str) -> dict[str, Row]:
     add(
         Row(
             "peg",
-            "Peg Insertion, the shipped model made in one sitting: BC head 0.65 / 0.65 (Narrow / Wide), "
-            "`manipulation-prior` planner 0.575 / 0.675",
-            "about 2 h on 2 idle cores (12,000 Alg. 2 episodes 30-35 min; 36,000 pretraining steps about 65 min; "
-            "selection 8 min; the planner's evaluations 20 min)",
+            "Peg Insertion, the shipped model made in one sitting: BC head 0.70 / 0.825 (Narrow / Wide), "
+            "`manipulation-prior` planner 0.75 / PRIOR_W",
+            "about 2 h on 2 cores (12,000 Alg. 2 episodes 21 min; 36,000 pretraining steps 62 min on one thread; "
+            "selection about 10 min; the evaluations about 20 min)",
             "40 `sim` trials per grid and agent; the selection's 40 per grid and checkpoint on other seeds",
             [
                 Step(
@@ -355,13 +355,13 @@ def rows(r: str) -> dict[str, Row]:
     for grid, readme, time in (
         (
             "narrow",
-            "Peg Insertion, Narrow: 0.20 → 0.24, 100 episodes, 2 seeds; single-step BC 0.20–0.23",
-            "about 75 min (replay data 10 min; two single-thread Alg. 1 runs at once 36-44 min; BC 18 min per seed, "
+            "Peg Insertion, Narrow: README_PEG, 100 episodes, 2 seeds; single-step BC not yet measured on this model",
+            "about 75 min (replay data 10 min; two single-thread Alg. 1 runs at once about 50 min; BC 18 min per seed, "
             "two at once)",
         ),
         (
             "wide",
-            "Peg Insertion, Wide: 0.15 → 0.21, 100 episodes, 2 seeds; single-step BC 0.18–0.23",
+            "Peg Insertion, Wide: not yet measured on the carry-frame model",
             "about 50 min after peg-narrow (two Alg. 1 runs at once 45 min; BC reuses Narrow's policies, 31 s)",
         ),
     ):
