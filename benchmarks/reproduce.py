@@ -287,7 +287,7 @@ def rows(r: str) -> dict[str, Row]:
         Row(
             "peg",
             "Peg Insertion, the shipped model made in one sitting: BC head 0.70 / 0.825 (Narrow / Wide), "
-            "`manipulation-prior` planner 0.75 / PRIOR_W",
+            "`manipulation-prior` planner 0.75 / 0.775",
             "about 2 h on 2 cores (12,000 Alg. 2 episodes 21 min; 36,000 pretraining steps 62 min on one thread; "
             "selection about 10 min; the evaluations about 20 min)",
             "40 `sim` trials per grid and agent; the selection's 40 per grid and checkpoint on other seeds",
