@@ -13,7 +13,7 @@
 # pretraining 9 steps/s on one thread, about 6 h. On a machine with more cores, WORKERS=N generates with N workers
 # (other episodes than 2 workers give, so keep N for a run); pretraining takes the GPU where PyTorch sees one
 # (docs/scale.md). Then pick the checkpoint on `sim` success:
-#   simdist select peg-insertion DIR/model --agent mppi --trials 40 --json
+#   simdist select peg-insertion-tool-frame DIR/model --agent mppi --trials 40 --json
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-runs/peg_paper}
@@ -25,7 +25,7 @@ for k in $(seq 0 $((CHUNKS - 1))); do
   chunk=$DIR/chunk_$(printf %02d "$k")
   [ -f "$chunk/DONE" ] && continue
   rm -rf "$chunk"
-  simdist generate peg-insertion --episodes 5000 --workers "$WORKERS" --seed $((1000 + k)) --out "$chunk" \
+  simdist generate peg-insertion-tool-frame --episodes 5000 --workers "$WORKERS" --seed $((1000 + k)) --out "$chunk" \
     --json --quiet > "$chunk.log" 2>&1
   touch "$chunk/DONE"
 done
