@@ -93,7 +93,11 @@ def main() -> None:
         "--seed", type=int, default=0, help="evaluation seed: the grids' initial conditions and the episodes' seeds"
     )
     parser.add_argument("--mppi", default="manipulation-prior", help="MPPI preset of the planner (rule 1b)")
-    parser.add_argument("--task", default="peg-insertion", help="the checkpoint's task (peg-insertion-tool-frame)")
+    parser.add_argument(
+        "--task",
+        default="peg-insertion",
+        help="the checkpoint's task (peg-insertion-tool-frame: models before the carry frame)",
+    )
     args = parser.parse_args()
     if args.trials < 1 or args.planner_trials < 1:
         parser.error("--trials and --planner-trials must be at least 1")

@@ -15,7 +15,7 @@ from simdist.cli.run_config import configure
 from simdist.data.episodes import atomic_write_text, load_episodes
 from simdist.data.records import run_inputs
 from simdist.eval.diagnose import DiagnoseConfig, diagnose, plot_diagnosis
-from simdist.eval.selection import copy_selected, select_checkpoint
+from simdist.eval.selection import copy_selected, refuse_full_folder, select_checkpoint
 from simdist.planning.agent import MPPIAgent, PolicyAgent
 from simdist.planning.settings import task_planner
 from simdist.rollout import evaluate_grids
@@ -90,8 +90,8 @@ def write_result(target: Path | None, result: dict) -> None:
 def cmd_select(args) -> dict:
     task = get_task(args.task)
     target = result_file(args.out)  # refused before any trial
-    if args.copy_to and Path(args.copy_to).exists() and any(Path(args.copy_to).iterdir()):
-        raise FileExistsError(f"--copy-to {args.copy_to} is not empty: name a new folder for the selected checkpoint")
+    if args.copy_to:
+        refuse_full_folder(args.copy_to)  # before any trial
     mppi = _planner(args, task)["mppi"]  # a bad preset fails before any trial, whichever agent runs
     planner = mppi if args.agent == "mppi" else None
     make_agent = PolicyAgent if planner is None else (lambda model: MPPIAgent(model, planner))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from simdist.data.episodes import episode_files
@@ -15,6 +16,7 @@ from simdist.tasks.physics_files import read_physics
 # The files of a checkpoint that decide what it plans and finetunes from (training/checkpoint.py writes them).
 CHECKPOINT_FILES = ("model.safetensors", "config.json")
 DATASET_INFO = "dataset.json"
+GENERATED_FILE = re.compile(r"s(\d+)_w\d+_")  # simdist generate's episode files: seed, worker, chunk
 
 
 def physics_content(physics) -> dict | None:
@@ -70,7 +72,7 @@ def dataset_provenance(directory) -> dict:
     root = Path(directory)
     info = json.loads((root / DATASET_INFO).read_text())
     out = {"task": info.get("task"), "domain": info.get("domain"), "notes": info.get("notes", "")}
-    out["seeds"] = sorted({int(p.name[1:].split("_")[0]) for p in episode_files(root) if p.name[1:2].isdigit()})
+    out["seeds"] = sorted({int(m.group(1)) for p in episode_files(root) if (m := GENERATED_FILE.match(p.name))})
     if (root / "stats.json").exists():
         stats = json.loads((root / "stats.json").read_text())
         out.update({k: stats[k] for k in ("episodes", "steps", "wall_s") if k in stats})

@@ -108,12 +108,17 @@ def select_checkpoint(
     }
 
 
+def refuse_full_folder(dest: str | Path) -> None:
+    """The selected checkpoint goes to a new (or empty) folder: never over another checkpoint or a candidate."""
+    if Path(dest).exists() and any(Path(dest).iterdir()):
+        raise FileExistsError(f"{dest} is not empty: name a new folder for the selected checkpoint")
+
+
 def copy_selected(selection: dict, dest: str | Path) -> Path:
     """The selected checkpoint copied to `dest` (a new folder), its config.json recording the selection: where it
     came from and every candidate's success. The candidates are left as they are."""
     dest, best = Path(dest), Path(selection["best"])
-    if dest.exists() and any(dest.iterdir()):
-        raise FileExistsError(f"{dest} is not empty: name a new folder for the selected checkpoint")
+    refuse_full_folder(dest)
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(best / MODEL_FILE, dest / MODEL_FILE)
     config = json.loads((best / CONFIG_FILE).read_text())

@@ -106,7 +106,7 @@ class PegState:
     def grasped(self) -> bool:
         offset = self.peg_in_tool
         width = SCENE.peg_side
-        held = self.gripper_closing and width - 0.004 < self.gripper_opening < width + 0.003
+        held = self.gripper_closing and GRIPPER.holds_width(self.gripper_opening, width)
         return bool(
             held and abs(offset[0]) < 0.004 and abs(offset[1]) < 0.012 and abs(offset[2]) < SCENE.peg_length / 2
         )

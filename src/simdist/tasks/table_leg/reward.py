@@ -99,7 +99,7 @@ class LegState:
     def grasped(self) -> bool:
         offset = self.tcp_rot.T @ (self.leg_pos + self.axis * LEG.length / 2 - self.tcp_pos)
         width = 2 * LEG.radius
-        held = self.gripper_closing and width - 0.004 < self.gripper_opening < width + 0.003
+        held = self.gripper_closing and GRIPPER.holds_width(self.gripper_opening, width)
         return bool(held and np.linalg.norm(offset[:2]) < 0.006 and abs(offset[2]) < LEG.length / 2)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simdist.tasks.ur5e.actions import ACTION_DIM, GRIPPER_ACTION, ControlConfig
+from simdist.tasks.ur5e.robot import GRIPPER
 from simdist.tasks.ur5e.rotations import rotation_error
 
 CLOSE, OPEN = 1.0, -1.0  # gripper action values (> 0 closes)
@@ -17,7 +18,7 @@ def settling_grip(closing_on_part: bool, grasped: bool, opening: float, part_wid
     """Pads closing around the part but not yet on it: the expert holds still. Lifting while they close grips the
     part by its top, where contact later pivots it out of the pads; waiting makes the lift follow an observation (the
     opening at the part's width), which a learner can time, instead of the step after the close command."""
-    return closing_on_part and not grasped and opening > part_width + 0.003
+    return closing_on_part and not grasped and opening >= part_width + GRIPPER.hold_band_above_m
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,12 @@ class GripperGeometry:
     pad_centre_from_flange: float = 0.150
     pad_half_size: tuple[float, float, float] = (0.004, 0.011, 0.016)  # (grasp axis, width, height)
     finger_speed: float = 0.15  # m/s closing speed of the 2F-85
+    # Closed pads hold a part while their opening lies in (width - below, width + above): squeezed, or just touching.
+    hold_band_below_m: float = 0.004
+    hold_band_above_m: float = 0.003
+
+    def holds_width(self, opening: float, width: float) -> bool:
+        return width - self.hold_band_below_m < opening < width + self.hold_band_above_m
 
 
 ARM = ArmGeometry()
